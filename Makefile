@@ -1,0 +1,78 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Build, boot and test our ring buffer on Linux 6.12 (see README.md).
+#
+#   make run            build the kernel, boot it in QEMU, trace a workload
+#                       and show the buffer at work, power off
+#   make shell          the same kernel with an interactive busybox shell
+#   make test           every test: user-space harness, patch check, normal
+#                       and debug kernel boots; ends with "N passed, M failed"
+#   make patch          write build/ring-buffer.patch (git format-patch)
+#   make kernel         build the kernel only
+#   make clean          remove build/ (everything generated)
+#
+# Variables (on the command line or in the environment):
+#   STOCK=1             the stock 6.12 ring buffer + our self-test instead of ours
+#   QEMU_ACCEL=...      QEMU accelerator (default tcg,thread=single)
+#   SMP=N               guest CPUs (default 2)
+#   KERNEL_TREE=DIR     your own unpacked 6.12.y tree instead of Debian's tarball
+#   JOBS=N              make -j for the kernel build (default 2)
+#   FLAVOURS="normal debug"  which kernels `make test` boots
+#   VERBOSE=1           show every line of the kernel build
+#
+# All output goes under build/.  The scripts live in
+# tools/testing/ring_buffer/vm/.
+
+SHELL := /bin/bash
+VM := tools/testing/ring_buffer/vm
+BUILD := build
+
+ifeq ($(STOCK),1)
+KIND := stock
+KPATCH := $(BUILD)/stock-selftest.patch
+OBJ := $(BUILD)/obj-stock
+else
+KIND := ours
+KPATCH := $(BUILD)/ring-buffer.patch
+OBJ := $(BUILD)/obj-ours
+endif
+INITRD := $(BUILD)/initramfs.cpio
+
+# Hand the knobs to the scripts.
+export STOCK QEMU_ACCEL SMP KERNEL_TREE JOBS FLAVOURS VERBOSE TIMEOUT TIMEOUT_DEBUG
+
+.PHONY: help all patch tree kernel initramfs run shell test clean
+
+all: help
+
+help:
+	@sed -n '3,24p' Makefile | sed 's/^# \{0,1\}//'
+
+# `make patch` always writes our patch, whatever STOCK says.
+patch:
+	@bash $(VM)/prepare-tree.sh
+	@bash $(VM)/mkpatch.sh ours $(BUILD)/ring-buffer.patch
+
+# The tree we build: pristine + exactly the patch (git am).
+tree:
+	@bash $(VM)/prepare-tree.sh
+	@bash $(VM)/mkpatch.sh $(KIND) $(KPATCH)
+	@bash $(VM)/apply-tree.sh $(KIND) $(KPATCH)
+
+kernel: tree
+	@bash $(VM)/build-kernel.sh $(KIND) normal
+
+initramfs:
+	@bash $(VM)/mkinitramfs.sh $(INITRD)
+
+run: kernel initramfs
+	@bash $(VM)/run-qemu.sh run $(OBJ)/arch/x86/boot/bzImage $(INITRD) $(BUILD)/run
+
+shell: kernel initramfs
+	@bash $(VM)/run-qemu.sh shell $(OBJ)/arch/x86/boot/bzImage $(INITRD) $(BUILD)/shell
+
+test:
+	@bash $(VM)/run-tests.sh
+
+clean:
+	rm -rf $(BUILD)

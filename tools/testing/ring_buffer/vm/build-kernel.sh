@@ -1,0 +1,113 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# build-kernel.sh KIND FLAVOUR: configure and build build/src-KIND out of tree.
+#
+#   KIND     ours | stock            (the tree made by apply-tree.sh)
+#   FLAVOUR  normal | debug
+#
+# Objects go to build/obj-KIND (normal) or build/obj-KIND-debug, the image to
+# build/obj-.../arch/x86/boot/bzImage.
+#
+# The config is x86_64 tinyconfig + config/base.config (+ config/debug.config
+# for debug).  It is generated in a scratch directory and copied over the real
+# .config only when it changed, so an unchanged config does not force a
+# rebuild.  Every option of the fragments is then checked in the final
+# .config: one that silently vanished (missing dependency) fails the build.
+#
+# Environment: JOBS (default 2), VERBOSE=1 (show every make line; otherwise
+# a progress line every 250 objects), CCACHE_DIR (default build/ccache).
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+kind=${1:?usage: build-kernel.sh KIND FLAVOUR}
+flavour=${2:?usage: build-kernel.sh KIND FLAVOUR}
+src=$BUILD/src-$kind
+case $flavour in
+normal) obj=$BUILD/obj-$kind; frags=("$VM_DIR/config/base.config") ;;
+debug) obj=$BUILD/obj-$kind-debug
+	frags=("$VM_DIR/config/base.config" "$VM_DIR/config/debug.config") ;;
+*) die "unknown flavour '$flavour' (normal or debug)" ;;
+esac
+[ -f "$src/Makefile" ] || die "$src missing: run apply-tree.sh first"
+
+need_pkgs "${KERNEL_BUILD_PKGS[@]}"
+
+# ccache: the cache lives under build/ unless CCACHE_DIR says otherwise.
+# With base_dir set, paths under build/ are hashed relative, so a clone in
+# another directory still hits the cache.
+export CCACHE_DIR=${CCACHE_DIR:-$BUILD/ccache}
+export CCACHE_BASEDIR=$BUILD
+export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-5G}
+# Fixed build stamps keep init/version.c identical from build to build.
+export KBUILD_BUILD_TIMESTAMP="2024-11-17"
+export KBUILD_BUILD_USER=rb KBUILD_BUILD_HOST=vm
+kmake() {
+	make -s -C "$src" ARCH=x86_64 "CC=ccache gcc" "HOSTCC=ccache gcc" "$@"
+}
+
+# --- configure ----------------------------------------------------------------
+stage_start "configure obj-${obj##*/obj-}"
+cfg=$obj.cfg
+mkdir -p "$cfg" "$obj"
+kmake O="$cfg" tinyconfig >/dev/null
+# merge_config.sh -m: merge only, then olddefconfig resolves dependencies.
+"$src/scripts/kconfig/merge_config.sh" -m -O "$cfg" "$cfg/.config" \
+	"${frags[@]}" >/dev/null
+kmake O="$cfg" olddefconfig >/dev/null
+# Check the result, not the fragment: every "CONFIG_X=v" line must be in
+# .config verbatim, every "# CONFIG_X is not set" must not be enabled.  When
+# fragments disagree the later one wins, as in merge_config.sh.
+bad=0
+while IFS='|' read -r opt want; do
+	have=$(grep -E "^(# )?$opt[= ]" "$cfg/.config" || true)
+	if [ "$want" = n ]; then
+		case $have in "$opt="*) msg "config: wanted $opt off, got '$have'"; bad=1 ;; esac
+	elif [ "$have" != "$opt=$want" ]; then
+		msg "config: wanted '$opt=$want', got '${have:-nothing}'"
+		bad=1
+	fi
+done < <(cat "${frags[@]}" | sed -nE -e 's/^(CONFIG_[A-Za-z0-9_]+)=(.*)$/\1|\2/p' \
+		-e 's/^# (CONFIG_[A-Za-z0-9_]+) is not set$/\1|n/p' |
+	awk -F'|' '{ want[$1] = $2; if (!($1 in seen)) { seen[$1] = 1; order[n++] = $1 } }
+		END { for (i = 0; i < n; i++) print order[i] "|" want[order[i]] }')
+[ $bad -eq 0 ] || die "some requested options are missing from the .config (dependencies?)"
+if ! cmp -s "$cfg/.config" "$obj/.config"; then
+	cp "$cfg/.config" "$obj/.config"
+	msg "new .config for $obj"
+fi
+stage_end
+
+# --- build --------------------------------------------------------------------
+stage_start "build obj-${obj##*/obj-} (bzImage, -j${JOBS:-2})"
+log=$obj/build.log
+t0=$(date +%s)
+set +e
+if [ "${VERBOSE:-0}" = 1 ]; then
+	make -C "$src" O="$obj" ARCH=x86_64 "CC=ccache gcc" "HOSTCC=ccache gcc" \
+		-j"${JOBS:-2}" bzImage 2>&1 | tee "$log"
+	rc=${PIPESTATUS[0]}
+else
+	# Kbuild prints one "  CC ..." line per object: count them and print a
+	# progress line every 250 objects.
+	make -C "$src" O="$obj" ARCH=x86_64 "CC=ccache gcc" "HOSTCC=ccache gcc" \
+		-j"${JOBS:-2}" bzImage 2>&1 | tee "$log" |
+		awk -v t0="$t0" '/^  (CC|AS|LD|AR)/ { n++; if (n % 250 == 0) {
+				cmd = "date +%s"; cmd | getline now; close(cmd)
+				printf "    ... %d objects, %ds\n", n, now - t0; fflush() } }
+			END { printf "    ... %d objects built\n", n }'
+	rc=${PIPESTATUS[0]}
+fi
+set -e
+if [ "$rc" -ne 0 ]; then
+	msg "build failed; last lines of $log:"
+	grep -E 'error|Error' "$log" | head -40
+	tail -n 30 "$log"
+	stage_end FAILED
+	exit 1
+fi
+[ -f "$obj/arch/x86/boot/bzImage" ] || die "no bzImage in $obj"
+stage_end
+command -v ccache >/dev/null && msg "ccache: $(ccache -s 2>/dev/null |
+	grep -iE 'hits:' | head -1 | tr -s ' ')"
+true

@@ -1,0 +1,78 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# run-qemu.sh MODE BZIMAGE INITRAMFS [OUTDIR]: boot the test kernel in QEMU.
+#
+#   MODE=test   no terminal I/O: the console goes to OUTDIR/console.log and
+#               the guest's KTAP (second serial port) to OUTDIR/guest.ktap.
+#               A progress line with the last console line every 30 s.
+#               Exit status: QEMU's, or 124 on timeout.
+#   MODE=run    the console on the terminal (and in OUTDIR/console.log); the
+#               guest traces a workload, shows the buffer and powers off.
+#   MODE=shell  an interactive busybox shell on the terminal (Ctrl-A X quits
+#               QEMU, `exit` powers off).
+#
+# Environment:
+#   QEMU_ACCEL  default "tcg,thread=single" (KVM does not work on our
+#               machines; multi-threaded TCG oopses in ftrace text patching)
+#   SMP         number of guest CPUs, default 2
+#   MEM         guest memory, default 1G
+#   TIMEOUT     seconds before a test boot is killed, default 900
+#   APPEND      extra kernel command line
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+mode=${1:?usage: run-qemu.sh test|run|shell BZIMAGE INITRAMFS [OUTDIR]}
+kernel=${2:?missing bzImage}
+initrd=${3:?missing initramfs}
+out=${4:-$BUILD/boot}
+need_pkgs qemu-system-x86
+
+accel=${QEMU_ACCEL:-tcg,thread=single}
+smp=${SMP:-2}
+timeout_s=${TIMEOUT:-900}
+mkdir -p "$out"
+# No "quiet": the host reads the startup tests' lines from the console.
+cmdline="console=ttyS0,115200 rbtest.mode=$mode panic=-1 ${APPEND:-}"
+qemu=(qemu-system-x86_64 -accel "$accel" -smp "$smp" -m "${MEM:-1G}"
+	-kernel "$kernel" -initrd "$initrd" -append "$cmdline"
+	-no-reboot -display none -nodefaults -vga none)
+msg "qemu: ${qemu[*]}"
+
+case $mode in
+test)
+	rm -f "$out/console.log" "$out/guest.ktap"
+	stage_start "boot $(basename "$out") (timeout ${timeout_s}s)"
+	t0=$(date +%s)
+	timeout -k 10 "$timeout_s" "${qemu[@]}" -monitor none \
+		-serial "file:$out/console.log" -serial "file:$out/guest.ktap" \
+		</dev/null &
+	pid=$!
+	# Progress: the last console line every 30 s while QEMU runs.
+	while kill -0 "$pid" 2>/dev/null; do
+		for _ in $(seq 30); do
+			kill -0 "$pid" 2>/dev/null || break
+			sleep 1
+		done
+		kill -0 "$pid" 2>/dev/null || break
+		last=$(tail -n 1 "$out/console.log" 2>/dev/null | tr -d '\r' | cut -c1-100)
+		printf '    ... %ds: %s\n' "$(($(date +%s) - t0))" "$last"
+	done
+	set +e
+	wait "$pid"
+	rc=$?
+	set -e
+	stage_end "$([ $rc -eq 0 ] && echo done || echo "ended with status $rc")"
+	exit $rc
+	;;
+run)
+	# tee keeps a copy; -serial stdio wants a terminal-less stdin too.
+	timeout -k 10 "$timeout_s" "${qemu[@]}" -monitor none -serial stdio \
+		</dev/null | tee "$out/console.log"
+	exit "${PIPESTATUS[0]}"
+	;;
+shell)
+	exec "${qemu[@]}" -serial mon:stdio
+	;;
+*) die "unknown mode '$mode'" ;;
+esac

@@ -1,0 +1,134 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# run-tests.sh: everything `make test` runs, in order:
+#   1. the user-space harness (make -C tools/testing/ring_buffer test), when
+#      tools/testing/ring_buffer/Makefile exists,
+#   2. the patch: made, then applied to a pristine tree with git am and
+#      patch -p1 --dry-run,
+#   3. for each kernel flavour (FLAVOURS, default "normal debug"): configure
+#      and build, boot in QEMU, then check-log.py on the console and the
+#      guest's KTAP.
+# Every stage goes on even when an earlier one failed (except that a patch
+# that does not apply stops the kernel stages: they would test something we
+# do not ship).  At the end: every result as KTAP and one line
+# "N passed, M failed"; the exit status is 1 when M > 0.
+#
+# STOCK=1 tests the stock ring buffer with our self-test (build/src-stock).
+# Results and logs: build/test-KIND/ (results.txt, boot-FLAVOUR/console.log,
+# boot-FLAVOUR/guest.ktap).
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+if [ "${STOCK:-}" = 1 ]; then
+	kind=stock patch=$BUILD/stock-selftest.patch
+else
+	kind=ours patch=$BUILD/ring-buffer.patch
+fi
+out=$BUILD/test-$kind
+results=$out/results.txt
+mkdir -p "$out"
+: > "$results"
+T0=$(date +%s)
+
+# One user at a time per kind: the trees and object directories are shared.
+exec 9> "$BUILD/.lock-$kind"
+if ! flock -n 9; then
+	msg "another make test/run on '$kind' holds $BUILD/.lock-$kind; waiting"
+	flock 9
+fi
+
+# record ok|fail NAME [DIAG]: one result.
+record() {
+	local verdict=ok
+	[ "$1" = ok ] || verdict="not ok"
+	printf '%s\t%s\t%s\n' "$verdict" "$2" "${3:-}" >> "$results"
+	printf '%s - %s%s\n' "$verdict" "$2" "${3:+ # $3}"
+}
+
+need_pkgs "${KERNEL_BUILD_PKGS[@]}" "${VM_PKGS[@]}"
+
+# --- 1. user-space harness ------------------------------------------------------
+if [ -f "$REPO/tools/testing/ring_buffer/Makefile" ]; then
+	stage_start "user-space harness (make -C tools/testing/ring_buffer test)"
+	if make -C "$REPO/tools/testing/ring_buffer" test; then
+		record ok "user-space harness"
+		stage_end
+	else
+		record fail "user-space harness" "make -C tools/testing/ring_buffer test failed"
+		stage_end FAILED
+	fi
+else
+	msg "no tools/testing/ring_buffer/Makefile: no user-space harness to run"
+fi
+
+# --- 2. the patch ---------------------------------------------------------------
+patch_ok=1
+bash "$VM_DIR/prepare-tree.sh"
+stage_start "make the $kind patch"
+if bash "$VM_DIR/mkpatch.sh" "$kind" "$patch"; then
+	record ok "patch: $(basename "$patch") made"
+	stage_end
+else
+	record fail "patch: $(basename "$patch") made" "mkpatch.sh failed"
+	stage_end FAILED
+	patch_ok=0
+fi
+if [ $patch_ok = 1 ]; then
+	if bash "$VM_DIR/apply-tree.sh" "$kind" "$patch"; then
+		record ok "patch: applies to pristine 6.12 (git am, patch -p1)"
+	else
+		record fail "patch: applies to pristine 6.12 (git am, patch -p1)"
+		patch_ok=0
+	fi
+fi
+
+# --- 3. kernels -----------------------------------------------------------------
+initrd=$out/initramfs.cpio
+bash "$VM_DIR/mkinitramfs.sh" "$initrd"
+for flavour in ${FLAVOURS:-normal debug}; do
+	name=boot-$flavour
+	obj=$BUILD/obj-$kind$([ "$flavour" = debug ] && echo -debug || true)
+	if [ $patch_ok = 0 ]; then
+		record fail "$name" "not run: the patch does not apply"
+		continue
+	fi
+	if ! bash "$VM_DIR/build-kernel.sh" "$kind" "$flavour"; then
+		record fail "$name: build" "see $obj/build.log"
+		continue
+	fi
+	record ok "$name: build"
+	# The debug kernel (KASAN, lockdep) is several times slower under TCG.
+	case $flavour in
+	debug) tmo=${TIMEOUT_DEBUG:-1200} ;;
+	*) tmo=${TIMEOUT:-900} ;;
+	esac
+	set +e
+	TIMEOUT=$tmo bash "$VM_DIR/run-qemu.sh" test "$obj/arch/x86/boot/bzImage" \
+		"$initrd" "$out/$name"
+	rc=$?
+	set -e
+	stage_start "check $name"
+	if python3 "$VM_DIR/check-log.py" --name "$name" \
+		--console "$out/$name/console.log" --guest "$out/$name/guest.ktap" \
+		--config "$obj/.config" --qemu-rc "$rc" --timeout "$tmo" \
+		--results "$results.$name"; then
+		stage_end
+	else
+		stage_end FAILED
+	fi
+	# check-log.py writes its results with the boot name in front.
+	cat "$results.$name" >> "$results"
+	rm -f "$results.$name"
+done
+
+# --- summary -----------------------------------------------------------------------
+npass=$(grep -c '^ok' "$results" || true)
+nfail=$(grep -c '^not ok' "$results" || true)
+echo
+echo "KTAP version 1"
+echo "1..$((npass + nfail))"
+awk -F'\t' '{ printf "%s %d %s%s\n", $1, NR, $2, ($3 != "" ? " # " $3 : "") }' "$results"
+msg "make test ($kind) took $(($(date +%s) - T0))s; results in $results"
+echo "$npass passed, $nfail failed"
+[ "$nfail" -eq 0 ]
