@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Shared declarations of the ring buffer harness tests. */
+#ifndef RB_TEST_H
+#define RB_TEST_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <pthread.h>
+#include <unistd.h>
+
+#include "rb_kernel.h"
+#include <linux/ring_buffer.h>
+#include "sim.h"
+
+struct rb_case {
+	const char *name;
+	int (*fn)(void);
+};
+
+#define T_FAIL(fmt, ...) do {						\
+	printf("# %s:%d: " fmt "\n", __FILE__, __LINE__, ##__VA_ARGS__);	\
+	return 1;							\
+} while (0)
+#define T_ASSERT(c) do { if (!(c)) T_FAIL("assertion failed: %s", #c); } while (0)
+#define T_EQ(a, b) do {							\
+	long long __a = (long long)(a), __b = (long long)(b);		\
+	if (__a != __b)							\
+		T_FAIL("%s = %lld, expected %s = %lld", #a, __a, #b, __b); \
+} while (0)
+
+extern const struct rb_case rb_unit_cases[];
+extern const int rb_nr_unit_cases;
+extern const struct rb_case rb_model_cases[];
+extern const int rb_nr_model_cases;
+extern const struct rb_case rb_stress_cases[];
+extern const int rb_nr_stress_cases;
+
+/* options */
+extern int rb_opt_tsan;		/* smaller loads under ThreadSanitizer */
+extern double rb_opt_stress_secs;
+
+/* a clock the tests drive */
+extern u64 t_clock_now;
+u64 t_clock(void);
+void t_clock_set(u64 v);
+
+/* payload helpers */
+void t_fill(void *p, unsigned int len, u32 seed);
+int t_check(const void *p, unsigned int len, u32 seed);
+
+/* one event decoded from a raw sub-buffer */
+struct t_pevent {
+	u64 ts;
+	const void *data;
+	unsigned int len;	/* payload length as stored (rounded) */
+};
+/*
+ * Decode a sub-buffer of size bytes as handed out by read_page: checks the
+ * format rules of the contract; returns the number of events or -1 and
+ * prints why.  *missed gets the "events were missed" bit.
+ */
+int t_parse_page(const void *page, size_t size, struct t_pevent *ev, int max,
+		 int *missed);
+
+/* model sequence engine (t_model.c), also driven by the fuzzer */
+int rb_model_run(const u8 *data, size_t len, int verbose);
+
+#endif /* RB_TEST_H */

@@ -1,0 +1,832 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The CPU simulator behind rb_kernel.h.
+ *
+ * A simulated CPU is a thread that carries a CPU id in thread-local
+ * storage.  Several threads may carry the same id (a writer and the
+ * kworker that resizes its buffer, say): when "exclusive" mode is on, the
+ * non-preemptible sections of threads on one simulated CPU never overlap,
+ * as on a real CPU.  synchronize_rcu() waits for every CPU to leave the
+ * section it was in.  Interrupts are SIGUSR1, NMIs SIGUSR2.
+ */
+#define _GNU_SOURCE
+#include "rb_kernel.h"
+#include "sim.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <signal.h>
+#include <sched.h>
+#include <time.h>
+#include <unistd.h>
+
+__thread struct sim_thread *sim_self;
+__thread struct sim_ctx sim_ctx;
+__thread struct task_struct sim_task;
+static __thread int sim_my_tid;
+
+int sim_nr_cpus = 1;
+int sim_exclusive = 1;
+struct cpumask sim_online_mask;
+struct atomic_notifier_head panic_notifier_list;
+enum system_states system_state = SYSTEM_RUNNING;
+
+static unsigned long sim_warn_count;
+static int sim_tid_next;
+static int sim_is_quiet;
+static long sim_alloc_countdown;
+
+struct sim_cpu {
+	int owner;		/* tid of the thread in a non-preemptible section */
+	int waiters;		/* threads from other contexts waiting for it */
+	unsigned long gen;	/* bumped on every acquisition */
+} __aligned(64);
+static struct sim_cpu sim_cpus[NR_CPUS];
+
+_Static_assert(sizeof(((struct mutex *)0)->opaque) >= sizeof(pthread_mutex_t), "mutex");
+_Static_assert(sizeof(((struct completion *)0)->opaque) >= sizeof(pthread_mutex_t) + sizeof(pthread_cond_t), "completion");
+_Static_assert(sizeof(((struct wait_queue_head *)0)->opaque) >= sizeof(pthread_mutex_t) + sizeof(pthread_cond_t), "wq");
+
+/* ---------------------------------------------------------------- */
+/* reporting                                                        */
+/* ---------------------------------------------------------------- */
+void sim_quiet(int on)
+{
+	sim_is_quiet = on;
+}
+
+void sim_printk(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (sim_is_quiet)
+		return;
+	va_start(ap, fmt);
+	fputs("# kernel: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+}
+
+void sim_warn(const char *file, int line, const char *cond, int once)
+{
+	unsigned long n = __atomic_add_fetch(&sim_warn_count, 1, __ATOMIC_SEQ_CST);
+
+	(void)once;
+	if (n <= 20)
+		fprintf(stderr, "# WARNING: %s:%d: %s (cpu %d, pc %#x)\n",
+			file, line, cond, sim_ctx.cpu, sim_ctx.pc);
+}
+
+void sim_bug(const char *file, int line, const char *cond)
+{
+	fprintf(stderr, "# BUG: %s:%d: %s\n", file, line, cond);
+	abort();
+}
+
+unsigned long sim_warnings(void)
+{
+	return __atomic_load_n(&sim_warn_count, __ATOMIC_SEQ_CST);
+}
+
+int sim_tid(void)
+{
+	if (!sim_my_tid)
+		sim_my_tid = __atomic_add_fetch(&sim_tid_next, 1, __ATOMIC_RELAXED);
+	return sim_my_tid;
+}
+
+void sim_might_sleep(const char *what)
+{
+	if (sim_ctx.depth > 0 || sim_ctx.pc)
+		fprintf(stderr, "# sleeping call %s in atomic context\n", what),
+		sim_warn(__FILE__, __LINE__, "might_sleep", 0);
+}
+
+/* ---------------------------------------------------------------- */
+/* simulated CPUs                                                   */
+/* ---------------------------------------------------------------- */
+void sim_set_exclusive(int on)
+{
+	sim_exclusive = on;
+}
+
+static void sim_cpu_take(struct sim_cpu *c, int tid, int polite)
+{
+	int zero;
+
+	for (int spins = 0;; spins++) {
+		if (polite && __atomic_load_n(&c->waiters, __ATOMIC_RELAXED)) {
+			sched_yield();
+			continue;
+		}
+		zero = 0;
+		if (__atomic_compare_exchange_n(&c->owner, &zero, tid, false,
+						__ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+			break;
+		if (spins > 50)
+			sched_yield();
+		else
+			cpu_relax();
+	}
+	__atomic_add_fetch(&c->gen, 1, __ATOMIC_RELAXED);
+}
+
+/* A thread's base context starts a non-preemptible section. */
+void sim_atomic_enter(void)
+{
+	struct sim_cpu *c;
+	int tid = sim_tid();
+
+	if (!sim_exclusive)
+		return;
+	c = &sim_cpus[sim_ctx.cpu];
+	if (__atomic_load_n(&c->owner, __ATOMIC_RELAXED) == tid)
+		return;
+	sim_cpu_take(c, tid, 1);
+}
+
+void sim_atomic_exit(void)
+{
+	struct sim_cpu *c;
+
+	if (!sim_exclusive)
+		return;
+	c = &sim_cpus[sim_ctx.cpu];
+	if (__atomic_load_n(&c->owner, __ATOMIC_RELAXED) == sim_tid())
+		__atomic_store_n(&c->owner, 0, __ATOMIC_SEQ_CST);
+}
+
+/* Interrupt entry: take the CPU unless the interrupted code holds it. */
+static int sim_intr_take(void)
+{
+	struct sim_cpu *c = &sim_cpus[sim_ctx.cpu];
+	int tid = sim_tid();
+
+	if (!sim_exclusive || __atomic_load_n(&c->owner, __ATOMIC_RELAXED) == tid)
+		return 0;
+	__atomic_add_fetch(&c->waiters, 1, __ATOMIC_SEQ_CST);
+	sim_cpu_take(c, tid, 0);
+	__atomic_sub_fetch(&c->waiters, 1, __ATOMIC_SEQ_CST);
+	return 1;
+}
+
+static void sim_intr_give(int taken)
+{
+	if (taken)
+		__atomic_store_n(&sim_cpus[sim_ctx.cpu].owner, 0, __ATOMIC_SEQ_CST);
+}
+
+/* Run fn on simulated CPU cpu from another thread (kworker). */
+static void sim_run_on(int cpu, void (*fn)(void *), void *arg)
+{
+	int saved = sim_ctx.cpu;
+
+	sim_ctx.cpu = cpu;
+	fn(arg);
+	sim_ctx.cpu = saved;
+}
+
+void synchronize_rcu(void)
+{
+	int tid = sim_tid();
+
+	sim_might_sleep("synchronize_rcu");
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (!sim_exclusive)
+		return;
+	for (int cpu = 0; cpu < NR_CPUS; cpu++) {
+		struct sim_cpu *c = &sim_cpus[cpu];
+		int o = __atomic_load_n(&c->owner, __ATOMIC_SEQ_CST);
+		unsigned long g = __atomic_load_n(&c->gen, __ATOMIC_SEQ_CST);
+
+		if (!o || o == tid)
+			continue;
+		while (__atomic_load_n(&c->owner, __ATOMIC_SEQ_CST) == o &&
+		       __atomic_load_n(&c->gen, __ATOMIC_SEQ_CST) == g)
+			sched_yield();
+	}
+}
+
+/* ---------------------------------------------------------------- */
+/* interrupts                                                       */
+/* ---------------------------------------------------------------- */
+static void sim_intr_run(struct sim_thread *t, unsigned int offset, int irqs_off,
+			 enum sim_level lvl)
+{
+	unsigned int pc = sim_ctx.pc;
+	int off = sim_ctx.irqs_off;
+	int taken;
+
+	sim_ctx.pc = pc + offset;
+	sim_ctx.irqs_off = irqs_off;
+	sim_ctx.depth++;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	taken = sim_intr_take();
+	t->irq_fn(t, lvl);
+	sim_intr_give(taken);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	sim_ctx.depth--;
+	sim_ctx.irqs_off = off;
+	sim_ctx.pc = pc;
+}
+
+static void sim_on_irq(int sig)
+{
+	struct sim_thread *t = sim_self;
+	int saved_errno = errno;
+	sigset_t set;
+
+	(void)sig;
+	if (!t || !t->irq_fn)
+		goto out;
+	if (sim_ctx.irqs_off) {
+		t->irq_pending = 1;
+		goto out;
+	}
+	t->nr_irqs++;
+	sim_intr_run(t, HARDIRQ_OFFSET, 1, SIM_IRQ);
+	if (sim_ctx.pc & (SOFTIRQ_MASK | HARDIRQ_MASK | NMI_MASK))
+		goto out;
+	/* softirq on the way out, with interrupts enabled again */
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+	sim_intr_run(t, SOFTIRQ_OFFSET, 0, SIM_SOFTIRQ);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+out:
+	errno = saved_errno;
+}
+
+static void sim_on_nmi(int sig)
+{
+	struct sim_thread *t = sim_self;
+	int saved_errno = errno;
+
+	(void)sig;
+	if (t && t->irq_fn) {
+		t->nr_nmis++;
+		sim_intr_run(t, NMI_OFFSET + HARDIRQ_OFFSET, 1, SIM_NMI);
+	}
+	errno = saved_errno;
+}
+
+void sim_irq_enable_hook(void)
+{
+	struct sim_thread *t = sim_self;
+
+	if (t && t->irq_pending) {
+		t->irq_pending = 0;
+		pthread_kill(pthread_self(), SIGUSR1);
+	}
+}
+
+void sim_raise_irq(struct sim_thread *t)
+{
+	if (__atomic_load_n(&t->running, __ATOMIC_ACQUIRE))
+		pthread_kill(t->th, SIGUSR1);
+}
+
+void sim_raise_nmi(struct sim_thread *t)
+{
+	if (__atomic_load_n(&t->running, __ATOMIC_ACQUIRE))
+		pthread_kill(t->th, SIGUSR2);
+}
+
+bool sim_signal_pending(void)
+{
+	return sim_self && sim_self->sig_pending;
+}
+
+/* ---------------------------------------------------------------- */
+/* threads                                                          */
+/* ---------------------------------------------------------------- */
+void sim_bind(int cpu)
+{
+	sim_ctx.cpu = cpu;
+	sim_task.pid = sim_tid();
+}
+
+int sim_cpu(void)
+{
+	return sim_ctx.cpu;
+}
+
+static void *sim_thread_main(void *arg)
+{
+	struct sim_thread *t = arg;
+	void *ret;
+
+	sim_self = t;
+	sim_bind(t->cpu);
+	t->tid = sim_tid();
+	__atomic_store_n(&t->running, 1, __ATOMIC_RELEASE);
+	ret = t->fn(t->arg);
+	__atomic_store_n(&t->running, 0, __ATOMIC_RELEASE);
+	return ret;
+}
+
+int sim_thread_start(struct sim_thread *t, int cpu, void *(*fn)(void *), void *arg)
+{
+	void (*irq_fn)(struct sim_thread *, enum sim_level) = t->irq_fn;
+	void *irq_arg = t->irq_arg;
+
+	/* callers set irq_fn/irq_arg (or zero them) before starting */
+	memset(t, 0, sizeof(*t));
+	t->irq_fn = irq_fn;
+	t->irq_arg = irq_arg;
+	t->cpu = cpu;
+	t->fn = fn;
+	t->arg = arg;
+	t->running = 0;
+	return pthread_create(&t->th, NULL, sim_thread_main, t);
+}
+
+void sim_thread_join(struct sim_thread *t)
+{
+	pthread_join(t->th, NULL);
+}
+
+/* ---------------------------------------------------------------- */
+/* spinning and sleeping locks                                      */
+/* ---------------------------------------------------------------- */
+void arch_spin_lock(arch_spinlock_t *l)
+{
+	int tid = sim_tid();
+
+	if (__atomic_load_n(&l->owner, __ATOMIC_RELAXED) == tid)
+		sim_warn(__FILE__, __LINE__, "spinlock recursion", 0);
+	for (int spins = 0; !arch_spin_trylock(l); spins++) {
+		if (spins > 100)
+			sched_yield();
+		else
+			cpu_relax();
+	}
+}
+
+int arch_spin_trylock(arch_spinlock_t *l)
+{
+	int zero = 0;
+
+	if (!__atomic_compare_exchange_n(&l->locked, &zero, 1, false,
+					 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+		return 0;
+	__atomic_store_n(&l->owner, sim_tid(), __ATOMIC_RELAXED);
+	return 1;
+}
+
+void arch_spin_unlock(arch_spinlock_t *l)
+{
+	if (__atomic_load_n(&l->owner, __ATOMIC_RELAXED) != sim_tid())
+		sim_warn(__FILE__, __LINE__, "unlock of a spinlock not held", 0);
+	__atomic_store_n(&l->owner, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&l->locked, 0, __ATOMIC_RELEASE);
+}
+
+bool sim_arch_lock_held(arch_spinlock_t *l)
+{
+	return __atomic_load_n(&l->locked, __ATOMIC_RELAXED) &&
+		__atomic_load_n(&l->owner, __ATOMIC_RELAXED) == sim_tid();
+}
+
+static pthread_mutex_t *sim_pm(struct mutex *m)
+{
+	return (pthread_mutex_t *)m->opaque;
+}
+
+void mutex_init(struct mutex *m)
+{
+	pthread_mutex_init(sim_pm(m), NULL);
+	m->owner = 0;
+}
+
+void mutex_lock(struct mutex *m)
+{
+	sim_might_sleep("mutex_lock");
+	if (sim_held_mutex(m))
+		sim_warn(__FILE__, __LINE__, "mutex recursion", 0);
+	pthread_mutex_lock(sim_pm(m));
+	__atomic_store_n(&m->owner, sim_tid(), __ATOMIC_RELAXED);
+}
+
+int mutex_trylock(struct mutex *m)
+{
+	if (pthread_mutex_trylock(sim_pm(m)))
+		return 0;
+	__atomic_store_n(&m->owner, sim_tid(), __ATOMIC_RELAXED);
+	return 1;
+}
+
+void mutex_unlock(struct mutex *m)
+{
+	if (!sim_held_mutex(m))
+		sim_warn(__FILE__, __LINE__, "unlock of a mutex not held", 0);
+	__atomic_store_n(&m->owner, 0, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(sim_pm(m));
+}
+
+bool mutex_is_locked(struct mutex *m)
+{
+	return __atomic_load_n(&m->owner, __ATOMIC_RELAXED) != 0;
+}
+
+/* ---------------------------------------------------------------- */
+/* completions, wait queues                                         */
+/* ---------------------------------------------------------------- */
+struct sim_mc { pthread_mutex_t m; pthread_cond_t c; };
+
+static struct sim_mc *sim_mc(long *opaque)
+{
+	return (struct sim_mc *)opaque;
+}
+
+static void sim_mc_init(long *opaque)
+{
+	struct sim_mc *mc = sim_mc(opaque);
+
+	pthread_mutex_init(&mc->m, NULL);
+	pthread_cond_init(&mc->c, NULL);
+}
+
+void init_completion(struct completion *c)
+{
+	sim_mc_init(c->opaque);
+	c->done = 0;
+}
+
+void complete(struct completion *c)
+{
+	struct sim_mc *mc = sim_mc(c->opaque);
+
+	pthread_mutex_lock(&mc->m);
+	c->done++;
+	pthread_cond_broadcast(&mc->c);
+	pthread_mutex_unlock(&mc->m);
+}
+
+void wait_for_completion(struct completion *c)
+{
+	struct sim_mc *mc = sim_mc(c->opaque);
+
+	sim_might_sleep("wait_for_completion");
+	pthread_mutex_lock(&mc->m);
+	while (!c->done)
+		pthread_cond_wait(&mc->c, &mc->m);
+	c->done--;
+	pthread_mutex_unlock(&mc->m);
+}
+
+void init_waitqueue_head(wait_queue_head_t *q)
+{
+	sim_mc_init(q->opaque);
+	q->gen = 0;
+}
+
+unsigned long sim_wq_gen(wait_queue_head_t *q)
+{
+	return __atomic_load_n(&q->gen, __ATOMIC_SEQ_CST);
+}
+
+void wake_up_all(wait_queue_head_t *q)
+{
+	struct sim_mc *mc = sim_mc(q->opaque);
+
+	pthread_mutex_lock(&mc->m);
+	__atomic_add_fetch(&q->gen, 1, __ATOMIC_SEQ_CST);
+	pthread_cond_broadcast(&mc->c);
+	pthread_mutex_unlock(&mc->m);
+}
+
+int sim_wq_sleep(wait_queue_head_t *q, unsigned long gen)
+{
+	struct sim_mc *mc = sim_mc(q->opaque);
+	struct timespec ts;
+	int ret = 0;
+
+	pthread_mutex_lock(&mc->m);
+	while (__atomic_load_n(&q->gen, __ATOMIC_SEQ_CST) == gen) {
+		if (sim_signal_pending()) {
+			ret = -ERESTARTSYS;
+			break;
+		}
+		/* the timeout only lets a simulated signal be noticed */
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += 20 * 1000 * 1000;
+		if (ts.tv_nsec >= 1000000000) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000;
+		}
+		pthread_cond_timedwait(&mc->c, &mc->m, &ts);
+	}
+	pthread_mutex_unlock(&mc->m);
+	return ret;
+}
+
+void schedule(void)
+{
+	sched_yield();
+}
+
+long schedule_timeout(long t)
+{
+	sim_udelay(t * (1000000 / HZ));
+	return 0;
+}
+
+void sim_udelay(unsigned long us)
+{
+	struct timespec ts = { us / 1000000, (us % 1000000) * 1000 };
+
+	nanosleep(&ts, NULL);
+}
+
+/* ---------------------------------------------------------------- */
+/* kworker (schedule_work_on) and irq_work                          */
+/* ---------------------------------------------------------------- */
+static pthread_mutex_t sim_wk_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t sim_wk_cond = PTHREAD_COND_INITIALIZER;
+static struct work_struct *sim_wk_head, **sim_wk_tail = &sim_wk_head;
+
+static void sim_work_call(void *arg)
+{
+	struct work_struct *w = arg;
+
+	w->func(w);
+}
+
+static void *sim_kworker(void *arg)
+{
+	struct work_struct *w;
+
+	(void)arg;
+	sim_bind(0);
+	for (;;) {
+		pthread_mutex_lock(&sim_wk_lock);
+		while (!sim_wk_head)
+			pthread_cond_wait(&sim_wk_cond, &sim_wk_lock);
+		w = sim_wk_head;
+		sim_wk_head = w->next;
+		if (!sim_wk_head)
+			sim_wk_tail = &sim_wk_head;
+		pthread_mutex_unlock(&sim_wk_lock);
+		sim_run_on(w->cpu, sim_work_call, w);
+	}
+	return NULL;
+}
+
+bool schedule_work_on(int cpu, struct work_struct *w)
+{
+	pthread_mutex_lock(&sim_wk_lock);
+	w->cpu = cpu;
+	w->next = NULL;
+	*sim_wk_tail = w;
+	sim_wk_tail = &w->next;
+	pthread_cond_signal(&sim_wk_cond);
+	pthread_mutex_unlock(&sim_wk_lock);
+	return true;
+}
+
+#define SIM_IW_PENDING 1
+#define SIM_IW_BUSY 2
+static struct irq_work *sim_iw_head;
+static sem_t sim_iw_sem;
+
+bool irq_work_queue(struct irq_work *w)
+{
+	struct irq_work *head;
+	int old = __atomic_fetch_or(&w->flags, SIM_IW_PENDING | SIM_IW_BUSY, __ATOMIC_SEQ_CST);
+
+	if (old & SIM_IW_PENDING)
+		return false;
+	w->cpu = sim_ctx.cpu;
+	head = __atomic_load_n(&sim_iw_head, __ATOMIC_RELAXED);
+	do {
+		w->next = head;
+	} while (!__atomic_compare_exchange_n(&sim_iw_head, &head, w, true,
+					      __ATOMIC_RELEASE, __ATOMIC_RELAXED));
+	sem_post(&sim_iw_sem);
+	return true;
+}
+
+static void sim_iw_run(struct irq_work *w)
+{
+	int busy = SIM_IW_BUSY;
+
+	__atomic_fetch_and(&w->flags, ~SIM_IW_PENDING, __ATOMIC_SEQ_CST);
+	w->func(w);
+	__atomic_compare_exchange_n(&w->flags, &busy, 0, false,
+				    __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);
+}
+
+static void *sim_irq_worker(void *arg)
+{
+	struct irq_work *w, *next;
+
+	(void)arg;
+	/* interrupt context on a CPU of its own */
+	sim_bind(NR_CPUS - 1);
+	sim_ctx.pc = HARDIRQ_OFFSET;
+	sim_ctx.irqs_off = 1;
+	sim_ctx.depth = 1;
+	for (;;) {
+		while (sem_wait(&sim_iw_sem))
+			;
+		w = __atomic_exchange_n(&sim_iw_head, NULL, __ATOMIC_ACQUIRE);
+		for (; w; w = next) {
+			next = w->next;
+			sim_iw_run(w);
+		}
+	}
+	return NULL;
+}
+
+void irq_work_sync(struct irq_work *w)
+{
+	while (__atomic_load_n(&w->flags, __ATOMIC_SEQ_CST) & SIM_IW_BUSY)
+		sched_yield();
+}
+
+/* ---------------------------------------------------------------- */
+/* memory                                                           */
+/* ---------------------------------------------------------------- */
+void sim_fail_alloc_after(long n)
+{
+	__atomic_store_n(&sim_alloc_countdown, n, __ATOMIC_SEQ_CST);
+}
+
+static bool sim_alloc_fails(void)
+{
+	long n = __atomic_load_n(&sim_alloc_countdown, __ATOMIC_SEQ_CST);
+
+	while (n > 0) {
+		if (__atomic_compare_exchange_n(&sim_alloc_countdown, &n, n - 1, false,
+						__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+			return n == 1;
+	}
+	return false;
+}
+
+void *sim_kmalloc(size_t size, gfp_t f)
+{
+	void *p;
+
+	if (sim_alloc_fails())
+		return NULL;
+	p = malloc(size ? size : 1);
+	if (p)
+		memset(p, (f & __GFP_ZERO) ? 0 : 0x6b, size);
+	return p;
+}
+
+void sim_kfree(const void *p)
+{
+	free((void *)p);
+}
+
+struct page *sim_alloc_pages(gfp_t f, unsigned int order)
+{
+	size_t size = PAGE_SIZE << order;
+	void *p;
+
+	if (sim_alloc_fails())
+		return NULL;
+	p = aligned_alloc(PAGE_SIZE, size);
+	if (p)
+		memset(p, (f & __GFP_ZERO) ? 0 : 0x5a, size);
+	return p;
+}
+
+void sim_free_pages(void *addr, unsigned int order)
+{
+	(void)order;
+	free(addr);
+}
+
+unsigned long *bitmap_zalloc(unsigned int nbits, gfp_t f)
+{
+	return sim_kmalloc(BITS_TO_LONGS(nbits) * sizeof(long), f | __GFP_ZERO);
+}
+
+void bitmap_free(const unsigned long *b)
+{
+	free((void *)b);
+}
+
+long si_mem_available(void)
+{
+	return 1L << 20;
+}
+
+/* ---------------------------------------------------------------- */
+/* clock, seq_file, trace_seq                                       */
+/* ---------------------------------------------------------------- */
+u64 sim_clock_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+u64 trace_clock_local(void)
+{
+	return sim_clock_ns();
+}
+
+u64 trace_clock(void)
+{
+	return sim_clock_ns();
+}
+
+int seq_open(struct file *f, const struct seq_operations *op)
+{
+	struct seq_file *m = calloc(1, sizeof(*m));
+
+	if (!m)
+		return -ENOMEM;
+	m->op = op;
+	f->private_data = m;
+	return 0;
+}
+
+void seq_printf(struct seq_file *m, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!m->buf)
+		return;
+	va_start(ap, fmt);
+	if (m->count < m->size)
+		m->count += vsnprintf(m->buf + m->count, m->size - m->count, fmt, ap);
+	va_end(ap);
+}
+
+static void sim_ts_vprintf(struct trace_seq *s, const char *fmt, va_list ap)
+{
+	size_t room = sizeof(s->buffer) - s->len;
+	int n = vsnprintf(s->buffer + s->len, room, fmt, ap);
+
+	if (n < 0 || (size_t)n >= room) {
+		s->buffer[s->len] = 0;
+		s->full = 1;
+		return;
+	}
+	s->len += n;
+}
+
+void trace_seq_printf(struct trace_seq *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	sim_ts_vprintf(s, fmt, ap);
+	va_end(ap);
+}
+
+void trace_seq_puts(struct trace_seq *s, const char *str)
+{
+	trace_seq_printf(s, "%s", str);
+}
+
+void trace_seq_putc(struct trace_seq *s, unsigned char c)
+{
+	trace_seq_printf(s, "%c", c);
+}
+
+/* ---------------------------------------------------------------- */
+/* start-up                                                         */
+/* ---------------------------------------------------------------- */
+void sim_init(int nr_cpus)
+{
+	static int done;
+	struct sigaction sa;
+	pthread_t th;
+
+	if (nr_cpus < 1 || nr_cpus > NR_CPUS - 2)
+		nr_cpus = 4;
+	sim_nr_cpus = nr_cpus;
+	memset(&sim_online_mask, 0, sizeof(sim_online_mask));
+	for (int cpu = 0; cpu < nr_cpus; cpu++)
+		cpumask_set_cpu(cpu, &sim_online_mask);
+	sim_bind(0);
+	if (done)
+		return;
+	done = 1;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = sim_on_irq;
+	sigemptyset(&sa.sa_mask);
+	sigaddset(&sa.sa_mask, SIGUSR1);
+	sa.sa_flags = SA_RESTART;
+	sigaction(SIGUSR1, &sa, NULL);
+	sa.sa_handler = sim_on_nmi;
+	sigaddset(&sa.sa_mask, SIGUSR2);
+	sigaction(SIGUSR2, &sa, NULL);
+
+	sem_init(&sim_iw_sem, 0, 0);
+	pthread_create(&th, NULL, sim_irq_worker, NULL);
+	pthread_detach(th);
+	pthread_create(&th, NULL, sim_kworker, NULL);
+	pthread_detach(th);
+}

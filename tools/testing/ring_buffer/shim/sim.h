@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Test-facing API of the CPU simulator (sim.c): threads that are
+ * simulated CPUs, interrupts and NMIs delivered as signals, failure
+ * accounting for WARN_ON and friends.
+ */
+#ifndef RB_SIM_H
+#define RB_SIM_H
+
+#include <pthread.h>
+
+enum sim_level { SIM_TASK, SIM_SOFTIRQ, SIM_IRQ, SIM_NMI, SIM_NR_LEVELS };
+
+struct sim_thread {
+	pthread_t th;
+	int cpu;
+	int tid;
+	void *(*fn)(void *arg);
+	void *arg;
+	/* run in interrupt context when the thread takes a simulated irq/NMI */
+	void (*irq_fn)(struct sim_thread *t, enum sim_level lvl);
+	void *irq_arg;
+	volatile int irq_pending;
+	volatile int sig_pending;
+	volatile int running;
+	unsigned long nr_irqs, nr_nmis;
+};
+
+void sim_init(int nr_cpus);
+/* Bind the calling (main) thread to a simulated CPU. */
+void sim_bind(int cpu);
+int sim_cpu(void);
+int sim_thread_start(struct sim_thread *t, int cpu, void *(*fn)(void *), void *arg);
+void sim_thread_join(struct sim_thread *t);
+void sim_raise_irq(struct sim_thread *t);
+void sim_raise_nmi(struct sim_thread *t);
+
+/* failures reported through WARN_ON() and friends inside the code under test */
+unsigned long sim_warnings(void);
+/* fail the next n-th allocation (1 = next one); 0 disables */
+void sim_fail_alloc_after(long n);
+/* exclusive CPUs: atomic sections of threads on one simulated CPU do not overlap */
+void sim_set_exclusive(int on);
+void sim_quiet(int on);
+
+#endif /* RB_SIM_H */

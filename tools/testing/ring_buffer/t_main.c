@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Test runner: KTAP output, one result per case, then "N passed, M failed".
+ * A case fails when it says so or when the code under test issued a
+ * WARN while it ran.
+ */
+#include "rb_test.h"
+
+#include <dirent.h>
+#include <signal.h>
+#include <time.h>
+
+int rb_opt_tsan;
+double rb_opt_stress_secs = 60;
+u64 t_clock_now;
+
+u64 t_clock(void)
+{
+	return __atomic_load_n(&t_clock_now, __ATOMIC_RELAXED);
+}
+
+void t_clock_set(u64 v)
+{
+	__atomic_store_n(&t_clock_now, v, __ATOMIC_RELAXED);
+}
+
+void t_fill(void *p, unsigned int len, u32 seed)
+{
+	u8 *b = p;
+
+	for (unsigned int i = 0; i < len; i++)
+		b[i] = (u8)(seed * 31 + i * 7 + (seed >> 8));
+}
+
+int t_check(const void *p, unsigned int len, u32 seed)
+{
+	const u8 *b = p;
+
+	for (unsigned int i = 0; i < len; i++)
+		if (b[i] != (u8)(seed * 31 + i * 7 + (seed >> 8)))
+			return 0;
+	return 1;
+}
+
+static u32 t_word(const u8 *p)
+{
+	u32 v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+int t_parse_page(const void *page, size_t size, struct t_pevent *ev, int max,
+		 int *missed)
+{
+	const u8 *base = page;
+	u64 ts;
+	unsigned long commit_word;
+	size_t commit, off = 0;
+	const u8 *data = base + 16;
+	int n = 0;
+
+	memcpy(&ts, base, 8);
+	memcpy(&commit_word, base + 8, 8);
+	commit = commit_word & 0xfffff;
+	if (missed)
+		*missed = !!(commit_word & (1UL << 31));
+	if (commit > size - 16) {
+		printf("# page: commit %zu beyond the sub-buffer (%zu)\n", commit, size);
+		return -1;
+	}
+	while (off < commit) {
+		u32 hdr = t_word(data + off);
+		u32 type_len = hdr & 31, delta = hdr >> 5;
+		size_t elen;
+
+		if (commit - off < 4) {
+			printf("# page: %zu stray bytes before commit\n", commit - off);
+			return -1;
+		}
+		switch (type_len) {
+		case RINGBUF_TYPE_PADDING:
+			if (!delta) {
+				printf("# page: null padding inside commit at %zu\n", off);
+				return -1;
+			}
+			elen = t_word(data + off + 4) + 4;
+			break;
+		case RINGBUF_TYPE_TIME_EXTEND:
+			ts += delta | ((u64)t_word(data + off + 4) << 27);
+			elen = 8;
+			break;
+		case RINGBUF_TYPE_TIME_STAMP:
+			ts = (delta | ((u64)t_word(data + off + 4) << 27)) |
+				(ts & ~((1ULL << 59) - 1));
+			elen = 8;
+			break;
+		default:
+			ts += delta;
+			if (n >= max) {
+				printf("# page: more than %d events\n", max);
+				return -1;
+			}
+			ev[n].ts = ts;
+			if (type_len) {
+				ev[n].len = type_len * 4;
+				ev[n].data = data + off + 4;
+			} else {
+				ev[n].len = t_word(data + off + 4) - 4;
+				ev[n].data = data + off + 8;
+			}
+			elen = (type_len ? 4 : 8) + ev[n].len;
+			n++;
+			break;
+		}
+		if (elen < 4 || off + elen > commit) {
+			printf("# page: event at %zu of %zu bytes crosses commit %zu\n",
+			       off, elen, commit);
+			return -1;
+		}
+		off += elen;
+	}
+	return n;
+}
+
+static int t_run_case(int nr, const struct rb_case *c)
+{
+	unsigned long w = sim_warnings();
+	struct timespec a, b;
+	int ret;
+
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	sim_bind(0);
+	ret = c->fn();
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	if (sim_ctx.pc || sim_ctx.depth || sim_ctx.irqs_off) {
+		printf("# %s: left preempt_count %#x, irqs_off %d: reset\n",
+		       c->name, sim_ctx.pc, sim_ctx.irqs_off);
+		sim_ctx.pc = 0;
+		sim_ctx.irqs_off = 0;
+		if (sim_ctx.depth) {
+			sim_ctx.depth = 0;
+			sim_atomic_exit();
+		}
+		ret = 1;
+	}
+	if (sim_warnings() != w) {
+		printf("# %s: %lu warning(s) from the code under test\n",
+		       c->name, sim_warnings() - w);
+		ret = 1;
+	}
+	printf("%sok %d %s # %.2fs\n", ret ? "not " : "", nr, c->name,
+	       (b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) / 1e9);
+	fflush(stdout);
+	return ret;
+}
+
+/* Replay every file of the fuzzer corpus through the model. */
+static int t_replay_corpus(const char *dir, int *count)
+{
+	char path[4096];
+	struct dirent *de;
+	u8 buf[4096];
+	int bad = 0;
+	DIR *d = opendir(dir);
+
+	*count = 0;
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		FILE *f;
+		size_t n;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		f = fopen(path, "rb");
+		if (!f)
+			continue;
+		n = fread(buf, 1, sizeof(buf), f);
+		fclose(f);
+		(*count)++;
+		if (rb_model_run(buf, n, 1)) {
+			printf("# corpus input %s diverges\n", de->d_name);
+			bad++;
+		}
+	}
+	closedir(d);
+	return bad;
+}
+
+static void t_watchdog(int sig)
+{
+	(void)sig;
+	static const char msg[] = "# watchdog: test run timed out\nnot ok - timeout\n";
+	write(1, msg, sizeof(msg) - 1);
+	_exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	const char *corpus = NULL, *only = NULL;
+	int passed = 0, failed = 0, nr = 0, total;
+	int nr_corpus = 0, corpus_bad;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--corpus") && i + 1 < argc)
+			corpus = argv[++i];
+		else if (!strcmp(argv[i], "--tsan"))
+			rb_opt_tsan = 1;
+		else if (!strcmp(argv[i], "--stress-secs") && i + 1 < argc)
+			rb_opt_stress_secs = atof(argv[++i]);
+		else if (!strcmp(argv[i], "--only") && i + 1 < argc)
+			only = argv[++i];
+	}
+	signal(SIGALRM, t_watchdog);
+	alarm(rb_opt_tsan ? 1200 : 280);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	sim_init(4);
+
+	total = rb_nr_unit_cases + rb_nr_model_cases + rb_nr_stress_cases + !!corpus;
+	printf("KTAP version 1\n1..%d\n", total);
+#define RUN_GROUP(arr, n)						\
+	for (int i = 0; i < (n); i++) {					\
+		nr++;							\
+		if (only && !strstr((arr)[i].name, only)) {		\
+			printf("ok %d %s # SKIP not selected\n", nr, (arr)[i].name); \
+			continue;					\
+		}							\
+		if (t_run_case(nr, &(arr)[i]))				\
+			failed++;					\
+		else							\
+			passed++;					\
+	}
+	if (!rb_opt_tsan)
+		RUN_GROUP(rb_unit_cases, rb_nr_unit_cases)
+	else
+		for (int i = 0; i < rb_nr_unit_cases; i++)
+			printf("ok %d %s # SKIP unit tests run under ASan\n", ++nr, rb_unit_cases[i].name);
+	RUN_GROUP(rb_model_cases, rb_nr_model_cases)
+	if (corpus) {
+		nr++;
+		corpus_bad = t_replay_corpus(corpus, &nr_corpus);
+		printf("# corpus: %d inputs replayed\n", nr_corpus);
+		printf("%sok %d corpus_replay\n", corpus_bad ? "not " : "", nr);
+		if (corpus_bad)
+			failed++;
+		else
+			passed++;
+	}
+	RUN_GROUP(rb_stress_cases, rb_nr_stress_cases)
+	printf("%d passed, %d failed\n", passed, failed);
+	return failed ? 1 : 0;
+}
