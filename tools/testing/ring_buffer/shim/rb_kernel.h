@@ -432,16 +432,24 @@ static inline void cpumask_copy(struct cpumask *d, const struct cpumask *s) { *d
 #define get_online_cpus() do { } while (0)
 #define put_online_cpus() do { } while (0)
 
-/* per-CPU variables (arrays indexed by simulated CPU) */
+/*
+ * Per-CPU data.  A per-CPU pointer is the CPU 0 copy; the copy of CPU n
+ * lies n * SIM_PCPU_UNIT bytes further (one unit per CPU, no false sharing
+ * between simulated CPUs).  DEFINE_PER_CPU variables are plain arrays,
+ * reached with per_cpu() only.
+ */
+#define SIM_PCPU_UNIT (1UL << 16)
+void *sim_alloc_percpu(size_t size);
+void sim_free_percpu(void *p);
+#define alloc_percpu(type) ((typeof(type) *)sim_alloc_percpu(sizeof(type)))
+#define alloc_percpu_gfp(type, gfp) alloc_percpu(type)
+#define free_percpu(p) sim_free_percpu((void *)(p))
+#define per_cpu_ptr(p, cpu) ((typeof(p))((char *)(p) + (unsigned long)(cpu) * SIM_PCPU_UNIT))
+#define this_cpu_ptr(p) per_cpu_ptr(p, smp_processor_id())
+#define raw_cpu_ptr(p) this_cpu_ptr(p)
 #define DEFINE_PER_CPU(type, name) typeof(type) name[NR_CPUS]
 #define DECLARE_PER_CPU(type, name) extern typeof(type) name[NR_CPUS]
 #define per_cpu(var, cpu) ((var)[cpu])
-#define this_cpu_ptr(pa) (&(*(pa))[smp_processor_id()])
-#define raw_cpu_ptr(pa) this_cpu_ptr(pa)
-#define __this_cpu_read(var) ((var)[smp_processor_id()])
-#define this_cpu_read(var) ((var)[smp_processor_id()])
-#define __this_cpu_write(var, v) ((var)[smp_processor_id()] = (v))
-#define this_cpu_write(var, v) ((var)[smp_processor_id()] = (v))
 
 /* CPU hotplug: instances are brought up on every online CPU at once */
 struct hlist_node { struct hlist_node *next, **pprev; };
@@ -461,6 +469,10 @@ static inline int cpuhp_state_add_instance(enum cpuhp_state s, struct hlist_node
 	return 0;
 }
 #define cpuhp_state_add_instance_nocalls(s, n) ({ (void)(s); (void)(n); 0; })
+#define cpuhp_state_add_instance_nocalls_cpuslocked(s, n) ({ (void)(s); (void)(n); 0; })
+#define cpuhp_state_remove_instance_nocalls_cpuslocked(s, n) ({ (void)(s); (void)(n); 0; })
+#define hlist_entry(p, t, m) container_of(p, t, m)
+#define hlist_entry_safe(p, t, m) ({ typeof(p) __p = (p); __p ? hlist_entry(__p, t, m) : NULL; })
 #define cpuhp_state_remove_instance(s, n) ({ (void)(s); (void)(n); 0; })
 #define cpuhp_state_remove_instance_nocalls(s, n) ({ (void)(s); (void)(n); 0; })
 
@@ -481,6 +493,12 @@ static inline void pfx##_add(V i, T *v) { __atomic_fetch_add(&v->counter, i, RB_
 static inline void pfx##_sub(V i, T *v) { __atomic_fetch_sub(&v->counter, i, RB_ORD_RMW); } \
 static inline void pfx##_inc(T *v) { __atomic_fetch_add(&v->counter, 1, RB_ORD_RMW); } \
 static inline void pfx##_dec(T *v) { __atomic_fetch_sub(&v->counter, 1, RB_ORD_RMW); } \
+static inline void pfx##_or(V i, T *v) { __atomic_fetch_or(&v->counter, i, RB_ORD_RMW); } \
+static inline void pfx##_and(V i, T *v) { __atomic_fetch_and(&v->counter, i, RB_ORD_RMW); } \
+static inline void pfx##_andnot(V i, T *v) { __atomic_fetch_and(&v->counter, ~i, RB_ORD_RMW); } \
+static inline V pfx##_fetch_or(V i, T *v) { return __atomic_fetch_or(&v->counter, i, __ATOMIC_SEQ_CST); } \
+static inline V pfx##_fetch_and(V i, T *v) { return __atomic_fetch_and(&v->counter, i, __ATOMIC_SEQ_CST); } \
+static inline V pfx##_fetch_andnot(V i, T *v) { return __atomic_fetch_and(&v->counter, ~i, __ATOMIC_SEQ_CST); } \
 static inline V pfx##_add_return(V i, T *v) { return __atomic_add_fetch(&v->counter, i, __ATOMIC_SEQ_CST); } \
 static inline V pfx##_sub_return(V i, T *v) { return __atomic_sub_fetch(&v->counter, i, __ATOMIC_SEQ_CST); } \
 static inline V pfx##_inc_return(T *v) { return __atomic_add_fetch(&v->counter, 1, __ATOMIC_SEQ_CST); } \
@@ -900,7 +918,8 @@ long si_mem_available(void);
 /* tasks, sleeping, completions, work, irq_work, wait queues          */
 /* ------------------------------------------------------------------ */
 struct mm_struct;
-struct task_struct { int pid; char comm[16]; struct mm_struct *mm; };
+struct wait_queue_entry;
+struct task_struct { int pid; char comm[16]; struct mm_struct *mm; struct wait_queue_entry *wait; };
 extern __thread struct task_struct sim_task;
 #define current (&sim_task)
 #define TASK_RUNNING 0
@@ -977,6 +996,14 @@ int sim_wq_sleep(wait_queue_head_t *q, unsigned long gen);
 	}									\
 	__ret;									\
 })
+/* open-coded waits: schedule() sleeps until the queue was woken since prepare */
+struct wait_queue_entry { wait_queue_head_t *q; unsigned long gen; };
+typedef struct wait_queue_entry wait_queue_entry_t;
+#define DEFINE_WAIT(name) struct wait_queue_entry name = { NULL, 0 }
+#define init_wait(w) do { (w)->q = NULL; (w)->gen = 0; } while (0)
+void prepare_to_wait(wait_queue_head_t *q, struct wait_queue_entry *w, int state);
+#define prepare_to_wait_exclusive(q, w, s) prepare_to_wait(q, w, s)
+void finish_wait(wait_queue_head_t *q, struct wait_queue_entry *w);
 #define wait_event(wq, cond) do { (void)wait_event_interruptible(wq, cond); } while (0)
 
 /* poll */

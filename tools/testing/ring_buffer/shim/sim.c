@@ -523,9 +523,30 @@ int sim_wq_sleep(wait_queue_head_t *q, unsigned long gen)
 	return ret;
 }
 
+void prepare_to_wait(wait_queue_head_t *q, struct wait_queue_entry *w, int state)
+{
+	(void)state;
+	w->q = q;
+	w->gen = sim_wq_gen(q);
+	sim_task.wait = w;
+}
+
+void finish_wait(wait_queue_head_t *q, struct wait_queue_entry *w)
+{
+	(void)q;
+	(void)w;
+	sim_task.wait = NULL;
+}
+
 void schedule(void)
 {
-	sched_yield();
+	struct wait_queue_entry *w = sim_task.wait;
+
+	sim_might_sleep("schedule");
+	if (w && w->q)
+		sim_wq_sleep(w->q, w->gen);
+	else
+		sched_yield();
 }
 
 long schedule_timeout(long t)
@@ -624,8 +645,8 @@ static void *sim_irq_worker(void *arg)
 	struct irq_work *w, *next;
 
 	(void)arg;
-	/* interrupt context on a CPU of its own */
-	sim_bind(NR_CPUS - 1);
+	/* interrupt context; runs beside CPU 0 without taking it */
+	sim_bind(0);
 	sim_ctx.pc = HARDIRQ_OFFSET;
 	sim_ctx.irqs_off = 1;
 	sim_ctx.depth = 1;
@@ -701,6 +722,27 @@ void sim_free_pages(void *addr, unsigned int order)
 {
 	(void)order;
 	free(addr);
+}
+
+void *sim_alloc_percpu(size_t size)
+{
+	char *p;
+
+	if (size > SIM_PCPU_UNIT)
+		sim_bug(__FILE__, __LINE__, "per-CPU object larger than the unit");
+	if (sim_alloc_fails())
+		return NULL;
+	p = aligned_alloc(64, (size_t)sim_nr_cpus * SIM_PCPU_UNIT);
+	if (!p)
+		return NULL;
+	for (int cpu = 0; cpu < sim_nr_cpus; cpu++)
+		memset(p + cpu * SIM_PCPU_UNIT, 0, size);
+	return p;
+}
+
+void sim_free_percpu(void *p)
+{
+	free(p);
 }
 
 unsigned long *bitmap_zalloc(unsigned int nbits, gfp_t f)
