@@ -1,4 +1,514 @@
 // SPDX-License-Identifier: GPL-2.0
+/*
+ * Stress: a writer thread on every simulated CPU, interrupts and NMIs
+ * (signals) whose handlers write too, a consuming reader, a read_page
+ * reader, an iterator and a control thread that resizes and flips the
+ * overwrite mode under load.  Every pause (all threads parked) checks the
+ * counters exactly, then resets or swaps a CPU.
+ *
+ * Payload: magic, cpu, level, length, per-(cpu, level) sequence number
+ * and a checksum over the rest.  Readers check: intact, order per CPU and
+ * level, no duplicates, stamps never backwards per CPU; at every pause,
+ * per CPU: committed == entries + read + overrun and read == received.
+ */
 #include "rb_test.h"
-const struct rb_case rb_stress_cases[] = { };
-const int rb_nr_stress_cases = 0;
+
+#include <time.h>
+#include <sys/prctl.h>
+
+#define S_NCPU 4
+#define S_MAGIC 0x5eedc0deU
+#define S_HDR 24
+
+struct s_payload {
+	u32 magic;
+	u16 cpu;
+	u8 lvl;
+	u8 pad;
+	u32 len;
+	u32 csum;
+	u64 seq;
+};
+_Static_assert(sizeof(struct s_payload) == S_HDR, "payload header");
+
+struct s_cpu_state {
+	/* writer side: touched by the CPU's thread and its interrupts */
+	u64 next_seq[SIM_NR_LEVELS];
+	unsigned long committed;
+	unsigned long refused;
+	/* reader side: touched by whoever reads this CPU */
+	u64 last_seq[SIM_NR_LEVELS];
+	u64 last_ts;
+	unsigned long received;
+	unsigned long lost;
+} __aligned(64);
+
+static struct {
+	struct trace_buffer *buf, *spare;
+	struct s_cpu_state cpu[S_NCPU];
+	struct sim_thread writer[S_NCPU];
+	int stop, paused, parked;
+	int failed;
+	unsigned long nr_irq_events, iter_events, pages, resizes, flips;
+	unsigned long resets, swaps, swap_refused, pauses, committed_total;
+	unsigned long sizes[S_NCPU];
+	double secs;
+} S;
+
+static const u32 s_lens[] = { 24, 24, 32, 40, 64, 100, 112, 116, 200 };
+
+static u32 s_csum(const u8 *p, u32 len)
+{
+	u32 h = 2166136261U;
+
+	for (u32 i = 0; i < len; i++)
+		h = (h ^ p[i]) * 16777619U;
+	return h;
+}
+
+static void s_fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (__atomic_add_fetch(&S.failed, 1, __ATOMIC_SEQ_CST) > 10)
+		return;
+	va_start(ap, fmt);
+	printf("# stress: ");
+	vprintf(fmt, ap);
+	printf("\n");
+	va_end(ap);
+}
+
+static void s_build(u8 *buf, int cpu, int lvl, u32 len, u64 seq)
+{
+	struct s_payload h = { S_MAGIC, cpu, lvl, 0, len, 0, seq };
+
+	memcpy(buf, &h, S_HDR);
+	for (u32 i = S_HDR; i < len; i++)
+		buf[i] = (u8)(seq + i);
+	h.csum = s_csum(buf + S_HDR, len - S_HDR) ^ (u32)seq ^ (u32)(seq >> 32) ^
+		(cpu << 8) ^ lvl ^ (len << 16);
+	memcpy(buf, &h, S_HDR);
+}
+
+/* Write one event from the current context; returns 1 when committed. */
+static int s_write(int lvl, unsigned int r)
+{
+	int cpu = smp_processor_id();
+	struct s_cpu_state *st = &S.cpu[cpu];
+	u32 len = s_lens[r % ARRAY_SIZE(s_lens)];
+	u64 seq = st->next_seq[lvl]++;
+	u8 buf[256];
+	struct ring_buffer_event *e;
+	int ok;
+
+	if ((r >> 8) % 4 == 0) {
+		e = ring_buffer_lock_reserve(S.buf, len);
+		if (!e) {
+			ok = 0;
+		} else if ((r >> 12) % 64 == 0) {
+			ring_buffer_discard_commit(S.buf, e);
+			return 0;
+		} else {
+			s_build(ring_buffer_event_data(e), cpu, lvl, len, seq);
+			ring_buffer_unlock_commit(S.buf);
+			ok = 1;
+		}
+	} else {
+		s_build(buf, cpu, lvl, len, seq);
+		ok = ring_buffer_write(S.buf, len, buf) == 0;
+	}
+	if (ok)
+		__atomic_add_fetch(&st->committed, 1, __ATOMIC_RELAXED);
+	else
+		__atomic_add_fetch(&st->refused, 1, __ATOMIC_RELAXED);
+	return ok;
+}
+
+static void s_irq(struct sim_thread *t, enum sim_level lvl)
+{
+	static __thread unsigned int r = 1;
+
+	if (__atomic_load_n(&S.paused, __ATOMIC_SEQ_CST) || __atomic_load_n(&S.stop, __ATOMIC_SEQ_CST))
+		return;
+	r = r * 1103515245 + 12345;
+	s_write(lvl, r >> 4);
+	__atomic_add_fetch(&S.nr_irq_events, 1, __ATOMIC_RELAXED);
+}
+
+static void s_park(void)
+{
+	__atomic_add_fetch(&S.parked, 1, __ATOMIC_SEQ_CST);
+	while (__atomic_load_n(&S.paused, __ATOMIC_SEQ_CST))
+		usleep(200);
+	__atomic_sub_fetch(&S.parked, 1, __ATOMIC_SEQ_CST);
+}
+
+static void *s_writer(void *arg)
+{
+	unsigned int r = (unsigned long)arg * 7919 + 1;
+
+	while (!__atomic_load_n(&S.stop, __ATOMIC_RELAXED)) {
+		if (__atomic_load_n(&S.paused, __ATOMIC_SEQ_CST)) {
+			s_park();
+			continue;
+		}
+		for (int i = 0; i < 64; i++) {
+			r = r * 1103515245 + 12345;
+			s_write(SIM_TASK, r >> 4);
+		}
+	}
+	return NULL;
+}
+
+/* Check one event read from CPU cpu. */
+static void s_check(int cpu, const void *data, unsigned int stored_len, u64 ts,
+		    int ordered)
+{
+	struct s_cpu_state *st = &S.cpu[cpu];
+	struct s_payload h;
+	u32 sum;
+
+	if (stored_len < S_HDR) {
+		s_fail("cpu %d: event of %u bytes", cpu, stored_len);
+		return;
+	}
+	memcpy(&h, data, S_HDR);
+	if (h.magic != S_MAGIC || h.cpu != cpu || h.lvl >= SIM_NR_LEVELS ||
+	    h.len > stored_len || h.len < S_HDR) {
+		s_fail("cpu %d: bad header magic %#x cpu %u lvl %u len %u/%u", cpu,
+		       h.magic, h.cpu, h.lvl, h.len, stored_len);
+		return;
+	}
+	sum = s_csum((const u8 *)data + S_HDR, h.len - S_HDR) ^ (u32)h.seq ^
+		(u32)(h.seq >> 32) ^ (h.cpu << 8) ^ h.lvl ^ (h.len << 16);
+	if (sum != h.csum) {
+		s_fail("cpu %d: checksum of seq %llu lvl %u", cpu,
+		       (unsigned long long)h.seq, h.lvl);
+		return;
+	}
+	if (!ordered)
+		return;
+	if (h.seq + 1 <= st->last_seq[h.lvl])
+		s_fail("cpu %d lvl %u: seq %llu after %llu (order or duplicate)", cpu,
+		       h.lvl, (unsigned long long)h.seq,
+		       (unsigned long long)st->last_seq[h.lvl] - 1);
+	st->last_seq[h.lvl] = h.seq + 1;
+	if (ts < st->last_ts)
+		s_fail("cpu %d: stamp %llu after %llu", cpu, (unsigned long long)ts,
+		       (unsigned long long)st->last_ts);
+	st->last_ts = ts;
+	st->received++;
+}
+
+static int s_consume_cpu(struct trace_buffer *b, int cpu, int max)
+{
+	struct ring_buffer_event *e;
+	unsigned long lost;
+	int n = 0;
+	u64 ts;
+
+	while (n < max && (e = ring_buffer_consume(b, cpu, &ts, &lost))) {
+		s_check(cpu, ring_buffer_event_data(e), ring_buffer_event_length(e), ts, 1);
+		S.cpu[cpu].lost += lost;
+		n++;
+	}
+	return n;
+}
+
+/* consuming reader: CPUs 0 and 1 */
+static void *s_consumer(void *arg)
+{
+	(void)arg;
+	while (!__atomic_load_n(&S.stop, __ATOMIC_RELAXED)) {
+		int n = 0;
+
+		if (__atomic_load_n(&S.paused, __ATOMIC_SEQ_CST)) {
+			s_park();
+			continue;
+		}
+		n += s_consume_cpu(S.buf, 0, 4096);
+		n += s_consume_cpu(S.buf, 1, 4096);
+		if (!n)
+			usleep(50);
+	}
+	return NULL;
+}
+
+/* read_page reader: CPUs 2 and 3 */
+static void *s_page_reader(void *arg)
+{
+	struct buffer_data_read_page *rp[S_NCPU] = { NULL };
+	static struct t_pevent ev[1024];
+	unsigned int r = 99;
+
+	(void)arg;
+	for (int cpu = 2; cpu < S_NCPU; cpu++)
+		if (ring_buffer_alloc_read_page(S.buf, cpu, &rp[cpu])) {
+			s_fail("alloc_read_page");
+			return NULL;
+		}
+	while (!__atomic_load_n(&S.stop, __ATOMIC_RELAXED)) {
+		int got = 0;
+
+		if (__atomic_load_n(&S.paused, __ATOMIC_SEQ_CST)) {
+			s_park();
+			continue;
+		}
+		for (int cpu = 2; cpu < S_NCPU; cpu++) {
+			int n, missed;
+
+			r = r * 1103515245 + 12345;
+			if (ring_buffer_read_page(S.buf, rp[cpu], PAGE_SIZE, cpu, (r >> 10) & 1) < 0)
+				continue;
+			n = t_parse_page(ring_buffer_read_page_data(rp[cpu]), PAGE_SIZE, ev,
+					 1024, &missed);
+			if (n < 0) {
+				s_fail("cpu %d: malformed sub-buffer", cpu);
+				continue;
+			}
+			for (int i = 0; i < n; i++)
+				s_check(cpu, ev[i].data, ev[i].len, ev[i].ts, 1);
+			__atomic_add_fetch(&S.pages, 1, __ATOMIC_RELAXED);
+			got += n;
+		}
+		if (!got)
+			usleep(50);
+	}
+	for (int cpu = 2; cpu < S_NCPU; cpu++)
+		ring_buffer_free_read_page(S.buf, cpu, rp[cpu]);
+	return NULL;
+}
+
+/*
+ * iterator: walks a CPU without consuming, while writers and consumers run.
+ * Only integrity is checked: on a live buffer the stock iterator restarts
+ * from the reader page when a consumer moved it (without flagging a drop),
+ * so order within one walk is not part of the contract.  (trace.c stops
+ * tracing while the "trace" file is open.)
+ */
+static void *s_iterator(void *arg)
+{
+	unsigned int r = 5;
+
+	(void)arg;
+	while (!__atomic_load_n(&S.stop, __ATOMIC_RELAXED)) {
+		struct ring_buffer_iter *it;
+		struct ring_buffer_event *e;
+		int cpu, n = 0;
+		u64 ts;
+
+		if (__atomic_load_n(&S.paused, __ATOMIC_SEQ_CST)) {
+			s_park();
+			continue;
+		}
+		r = r * 1103515245 + 12345;
+		cpu = (r >> 8) % S_NCPU;
+		it = ring_buffer_read_start(S.buf, cpu, GFP_KERNEL);
+		if (!it) {
+			s_fail("read_start failed");
+			break;
+		}
+		while (n < 2000 && (e = ring_buffer_iter_peek(it, &ts))) {
+			s_check(cpu, ring_buffer_event_data(e), ring_buffer_event_length(e), ts, 0);
+			ring_buffer_iter_advance(it);
+			n++;
+		}
+		ring_buffer_read_finish(it);
+		__atomic_add_fetch(&S.iter_events, n, __ATOMIC_RELAXED);
+		usleep(2000);
+	}
+	return NULL;
+}
+
+static double s_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void s_pause(int nthreads)
+{
+	__atomic_store_n(&S.paused, 1, __ATOMIC_SEQ_CST);
+	while (__atomic_load_n(&S.parked, __ATOMIC_SEQ_CST) < nthreads)
+		usleep(100);
+}
+
+static void s_resume(void)
+{
+	__atomic_store_n(&S.paused, 0, __ATOMIC_SEQ_CST);
+	while (__atomic_load_n(&S.parked, __ATOMIC_SEQ_CST))
+		usleep(100);
+}
+
+/* All threads parked: the counters must add up exactly. */
+static void s_account(struct trace_buffer *b, const char *when, int only)
+{
+	for (int cpu = 0; cpu < S_NCPU; cpu++) {
+		if (only >= 0 && cpu != only)
+			continue;
+		struct s_cpu_state *st = &S.cpu[cpu];
+		unsigned long entries = ring_buffer_entries_cpu(b, cpu);
+		unsigned long read = ring_buffer_read_events_cpu(b, cpu);
+		unsigned long overrun = ring_buffer_overrun_cpu(b, cpu);
+		unsigned long dropped = ring_buffer_dropped_events_cpu(b, cpu);
+		unsigned long cover = ring_buffer_commit_overrun_cpu(b, cpu);
+
+		if (st->committed != entries + read + overrun)
+			s_fail("%s: cpu %d committed %lu != entries %lu + read %lu + overrun %lu",
+			       when, cpu, st->committed, entries, read, overrun);
+		if (st->received != read)
+			s_fail("%s: cpu %d received %lu != read %lu", when, cpu,
+			       st->received, read);
+		if (st->lost > overrun)
+			s_fail("%s: cpu %d lost %lu > overrun %lu", when, cpu, st->lost, overrun);
+		/* writes refused for room (records off is never used here) */
+		if (st->refused != dropped + cover)
+			s_fail("%s: cpu %d refused %lu != dropped %lu + commit_overrun %lu",
+			       when, cpu, st->refused, dropped, cover);
+	}
+}
+
+static void s_epoch_reset(int cpu)
+{
+	struct s_cpu_state *st = &S.cpu[cpu];
+
+	S.committed_total += st->committed;
+	st->committed = st->refused = st->received = st->lost = 0;
+}
+
+/* Paused: reset a CPU, or swap it with the spare buffer and drain that. */
+static void s_pause_action(unsigned int r)
+{
+	int cpu = (r >> 4) % S_NCPU;
+
+	if ((r >> 8) % 2) {
+		ring_buffer_reset_cpu(S.buf, cpu);
+		if (!ring_buffer_empty_cpu(S.buf, cpu) || ring_buffer_entries_cpu(S.buf, cpu))
+			s_fail("reset cpu %d: not empty", cpu);
+		s_epoch_reset(cpu);
+		S.resets++;
+		return;
+	}
+	ring_buffer_resize(S.spare, S.sizes[cpu], cpu);
+	if (ring_buffer_swap_cpu(S.spare, S.buf, cpu)) {
+		S.swap_refused++;
+		return;
+	}
+	S.swaps++;
+	/* the old CPU buffer is in the spare now, with its counters */
+	s_consume_cpu(S.spare, cpu, INT_MAX);
+	s_account(S.spare, "after swap", cpu);
+	ring_buffer_reset_cpu(S.spare, cpu);
+	s_epoch_reset(cpu);
+}
+
+static int test_stress(void)
+{
+	struct sim_thread cons = { 0 }, pager = { 0 }, iter = { 0 };
+	unsigned long total = 0, irqs = 0, nmis = 0;
+	double t0, next_pause, dur = rb_opt_tsan ? 20 : rb_opt_stress_secs;
+	unsigned int r = 12345;
+	int nthreads = S_NCPU + 3;
+
+	memset(&S, 0, sizeof(S));
+	S.buf = ring_buffer_alloc(64 * PAGE_SIZE, RB_FL_OVERWRITE);
+	S.spare = ring_buffer_alloc(64 * PAGE_SIZE, RB_FL_OVERWRITE);
+	T_ASSERT(S.buf && S.spare);
+	for (int cpu = 0; cpu < S_NCPU; cpu++) {
+		S.sizes[cpu] = 64 * PAGE_SIZE;
+		S.writer[cpu].irq_fn = s_irq;
+		sim_thread_start(&S.writer[cpu], cpu, s_writer, (void *)(long)cpu);
+	}
+	sim_thread_start(&cons, 0, s_consumer, NULL);
+	sim_thread_start(&pager, 2, s_page_reader, NULL);
+	sim_thread_start(&iter, 1, s_iterator, NULL);
+
+	/* this thread is the control thread, and sends the interrupts */
+	sim_bind(3);
+	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
+	t0 = s_now();
+	next_pause = t0 + 1;
+	while (s_now() - t0 < dur && S.failed == 0) {
+		r = r * 1103515245 + 12345;
+		for (int k = 0; k < 50; k++) {
+			struct sim_thread *w = &S.writer[(r >> (k % 16)) % S_NCPU];
+
+			if ((r >> 3) % 8 == k % 8)
+				sim_raise_nmi(w);
+			else
+				sim_raise_irq(w);
+			usleep(5);
+		}
+		switch ((r >> 16) % 8) {
+		case 0: case 1: {
+			int cpu = (r >> 20) % (S_NCPU + 1);
+			unsigned long size = (8 + (r >> 24) % 120) * PAGE_SIZE;
+
+			if (cpu == S_NCPU)
+				cpu = RING_BUFFER_ALL_CPUS;
+			if (!ring_buffer_resize(S.buf, size, cpu)) {
+				for (int c = 0; c < S_NCPU; c++)
+					if (cpu == RING_BUFFER_ALL_CPUS || c == cpu)
+						S.sizes[c] = size;
+				S.resizes++;
+			}
+			break;
+		}
+		case 2:
+			ring_buffer_change_overwrite(S.buf, (r >> 20) & 1);
+			S.flips++;
+			break;
+		default:
+			break;
+		}
+		if (s_now() >= next_pause) {
+			s_pause(nthreads);
+			s_account(S.buf, "pause", -1);
+			s_pause_action(r >> 5);
+			S.pauses++;
+			s_resume();
+			next_pause = s_now() + 1;
+		}
+	}
+	ring_buffer_change_overwrite(S.buf, 1);
+	__atomic_store_n(&S.stop, 1, __ATOMIC_SEQ_CST);
+	for (int cpu = 0; cpu < S_NCPU; cpu++)
+		sim_thread_join(&S.writer[cpu]);
+	sim_thread_join(&cons);
+	sim_thread_join(&pager);
+	sim_thread_join(&iter);
+	sim_bind(0);
+	/* drain and account for every event */
+	for (int cpu = 0; cpu < S_NCPU; cpu++)
+		s_consume_cpu(S.buf, cpu, INT_MAX);
+	s_account(S.buf, "end", -1);
+	for (int cpu = 0; cpu < S_NCPU; cpu++) {
+		if (ring_buffer_entries_cpu(S.buf, cpu))
+			s_fail("cpu %d: entries left after draining", cpu);
+		S.committed_total += S.cpu[cpu].committed;
+		total += S.cpu[cpu].next_seq[0] + S.cpu[cpu].next_seq[1] +
+			S.cpu[cpu].next_seq[2] + S.cpu[cpu].next_seq[3];
+		irqs += S.writer[cpu].nr_irqs;
+		nmis += S.writer[cpu].nr_nmis;
+	}
+	printf("# stress: %.1fs, %lu writes, %lu committed and accounted for (%lu from interrupts; %lu irqs, %lu NMIs), "
+	       "%lu sub-buffers read, %lu iterated, %lu resizes, %lu mode flips, "
+	       "%lu pauses, %lu resets, %lu swaps (%lu refused)\n",
+	       s_now() - t0, total, S.committed_total, S.nr_irq_events, irqs, nmis, S.pages, S.iter_events,
+	       S.resizes, S.flips, S.pauses, S.resets, S.swaps, S.swap_refused);
+	ring_buffer_free(S.buf);
+	ring_buffer_free(S.spare);
+	if (S.failed)
+		T_FAIL("%d stress failure(s)", S.failed);
+	if (!S.nr_irq_events || !S.pages || !S.iter_events || !S.pauses)
+		T_FAIL("a stress actor did nothing");
+	return 0;
+}
+
+const struct rb_case rb_stress_cases[] = {
+	{ "stress_all_actors", test_stress },
+};
+const int rb_nr_stress_cases = ARRAY_SIZE(rb_stress_cases);
