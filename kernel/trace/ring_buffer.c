@@ -1,0 +1,2926 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Lockless per-CPU ring buffer for tracing.
+ *
+ * How it stays correct without locks (the long version, with diagrams, is
+ * Documentation/trace/ring-buffer.txt):
+ *
+ * Every CPU has a ring of sub-buffers.  Only code running on that CPU
+ * writes into it, but a writer can be interrupted anywhere by another
+ * writer (softirq, irq, NMI) that runs to completion before the first one
+ * resumes.  Readers run on any CPU and never store into the ring.
+ *
+ * Positions.  Bytes of the per-CPU stream are named by a 64-bit position:
+ * the number of the sub-buffer (its "seq", which only grows) shifted left,
+ * or'ed with the offset inside the sub-buffer's data.  Sub-buffer seq lives
+ * in slot seq % nr of the ring.
+ *
+ * Write side.  cb->write is the end of all reserved space.  A writer reads
+ * it, decides where its event goes and claims the bytes with a CPU-local
+ * cmpxchg.  A nested writer that claimed space meanwhile makes the cmpxchg
+ * fail and the outer writer starts over, so claims never overlap.
+ * cb->depth counts claims not yet committed; the writer that takes it from
+ * one back to zero is the outermost and publishes cb->write as cb->commit
+ * after a write barrier.  Nested writers finish before the outer one
+ * continues, so when depth is zero every claimed byte is written.
+ *
+ * Time.  An event stores the delta to the event before it.  The writer
+ * keeps the stamp of the last claimed event and the position where that
+ * event ends (stamp, stamp_pos); the delta is trusted only when stamp_pos
+ * is the position being claimed.  A nested writer, a writer that follows
+ * a discard, and every writer in absolute mode store an absolute
+ * TIME_STAMP instead; a delta that needs more than 27 bits gets a
+ * TIME_EXTEND.  The first event of a sub-buffer has delta 0 from the
+ * sub-buffer's time stamp.  The clock is read before the claim, so stamps
+ * follow stream order.
+ *
+ * Sub-buffer reuse.  Before the writer moves into slot s for a new seq it
+ * (1) checks that the old contents are fully committed (else the event is
+ * refused and counted as commit overrun), (2) checks cb->head, the oldest
+ * sub-buffer not yet retired: in producer/consumer mode a full ring drops
+ * the event, in overwrite mode the writer retires the oldest one itself
+ * with a cmpxchg on cb->head and counts its events as overrun, and
+ * (3) stores the new seq into the slot, then a write barrier, then data.
+ *
+ * Read side.  A reader copies what is committed of a sub-buffer into
+ * memory of its own, then a read barrier, then checks that the slot still
+ * holds the seq it copied: a seqcount, with (3) as the writer half.  A
+ * copy that fails the check is thrown away.  The consuming reader retires
+ * a finished sub-buffer with a cmpxchg on cb->head; if the writer won that
+ * race, the reader knows the events it had already read from it were
+ * counted as overrun and takes them back out.  Readers of one CPU are
+ * serialised by cb->reader_lock, which writers never take.
+ */
+#include <linux/ring_buffer.h>
+#include <linux/trace_clock.h>
+#include <linux/trace_seq.h>
+#include <linux/irq_work.h>
+#include <linux/cpuhotplug.h>
+#include <linux/cpumask.h>
+#include <linux/percpu.h>
+#include <linux/slab.h>
+#include <linux/mm.h>
+#include <linux/cpu.h>
+#include <linux/wait.h>
+#include <linux/poll.h>
+#include <linux/mutex.h>
+#include <linux/spinlock.h>
+#include <linux/sched/signal.h>
+#include <linux/rcupdate.h>
+#include <linux/export.h>
+#include <linux/atomic.h>
+#include <asm/local.h>
+#include <asm/local64.h>
+
+#include "trace.h"
+
+/* Bytes of the event header word. */
+#define RB_EV_HDR		4U
+/* Bytes of a TIME_EXTEND or TIME_STAMP event. */
+#define RB_META_LEN		8U
+/* Largest payload whose length still fits into type_len. */
+#define RB_SMALL_MAX		(RINGBUF_TYPE_DATA_TYPE_LEN_MAX * 4U)
+#define RB_DELTA_BITS		27
+#define RB_DELTA_MAX		((1ULL << RB_DELTA_BITS) - 1)
+/* An absolute stamp keeps 59 bits; readers take the rest from the past. */
+#define RB_ABS_MASK		((1ULL << 59) - 1)
+/* Sub-buffers may not exceed 1 MiB: readers mask commit with 0xfffff. */
+#define RB_SUBBUF_MAX		(1UL << 20)
+/* Flags in the commit word of a page handed to a reader. */
+#define RB_MISSED_EVENTS	(1UL << 31)
+#define RB_MISSED_STORED	(1UL << 30)
+/* ring_buffer_record_off() sets this; record_disable() counts below it. */
+#define RB_RECORD_OFF		(1 << 20)
+/* Recursion guard: five bits (four contexts and a spare) per nest level. */
+#define RB_CTX_BITS		5
+#define RB_CTX_SPARE		4
+#define RB_NEST_LEVELS		3
+#define RB_WRITERS_MAX		(RB_CTX_BITS * RB_NEST_LEVELS)
+/* A stamp position no claim can match: forces an absolute stamp. */
+#define RB_POS_NONE		(~0ULL)
+/* Bound on how often a reader chases a writer that keeps lapping it. */
+#define RB_READ_TRIES		1000
+
+/* Sub-buffer layout (ABI, described by ring_buffer_print_page_header()). */
+struct rb_data_page {
+	u64			time_stamp;
+	local_t			commit;
+	unsigned char		data[];
+};
+
+#define RB_HDR_BYTES		offsetof(struct rb_data_page, data)
+
+/* A page handed out to readers by ring_buffer_alloc_read_page(). */
+struct buffer_data_read_page {
+	unsigned int		order;
+	struct rb_data_page	*data;
+};
+
+/* One slot of a per-CPU ring. */
+struct rb_subbuf {
+	struct rb_data_page	*page;
+	local_t			seq;		/* sub-buffer number held */
+	local_t			cum;		/* events ever committed here */
+	unsigned long		retired;	/* cum when this lap began */
+	unsigned int		end;		/* data bytes, once left */
+};
+
+/* Where a reader or an iterator stands, with its private copy. */
+struct rb_cursor {
+	unsigned long		seq;
+	unsigned int		off;		/* next byte to decode */
+	unsigned int		len;		/* bytes copied so far */
+	bool			done;		/* the writer has left seq */
+	u64			ts;		/* stamp of the last event passed */
+	struct rb_data_page	*copy;
+};
+
+/* The ring of one CPU. */
+struct rb_cpu {
+	/* Written only from the owning CPU (and its nested contexts). */
+	local64_t		write;
+	local64_t		commit;
+	local_t			depth;
+	u64			stamp;
+	u64			stamp_pos;
+	struct rb_subbuf	*tail;
+	local_t			committed;
+	local_t			overrun;
+	local_t			commit_overrun;
+	local_t			dropped;
+
+	/* Shared between the writer and the readers. */
+	atomic_long_t		head ____cacheline_aligned_in_smp;
+	atomic_t		record_disabled;
+	atomic_t		iters;
+
+	/* Readers, serialised by reader_lock. */
+	raw_spinlock_t		reader_lock;
+	struct rb_cursor	rd;
+	unsigned long		rd_cnt;		/* events read from rd.seq */
+	unsigned long		read;
+	unsigned long		overrun_adj;
+	unsigned long		lost_seen;
+
+	/* Geometry: changed only while writers are held off. */
+	struct rb_subbuf	*subbufs;
+	unsigned long		nr;
+	unsigned int		order;
+	unsigned int		shift;
+	unsigned int		cap;
+	int			cpu;
+};
+
+/* What a writer needs between reserve and commit, one per nesting level. */
+struct rb_wctx {
+	struct rb_cpu		*cb;
+	struct rb_subbuf	*sb;
+	u64			start;
+	u64			end;
+	u64			ts;
+	unsigned int		bit;
+};
+
+struct rb_waiter {
+	struct irq_work		work;
+	wait_queue_head_t	wq;
+	bool			armed;
+	int			full;
+};
+
+/* Per buffer and CPU; unlike struct rb_cpu it never moves to another buffer. */
+struct rb_slot {
+	struct rb_cpu		*cb;
+	unsigned int		ctx;
+	unsigned int		nest;
+	unsigned int		level;
+	struct rb_wctx		w[RB_WRITERS_MAX];
+	struct rb_waiter	waiter;
+};
+
+struct trace_buffer {
+	unsigned int		flags;
+	atomic_t		record_disabled;
+	bool			abs_ts;
+	unsigned int		order;
+	unsigned long		max_len;
+	unsigned long		nr_default;
+	u64			(*clock)(void);
+	struct rb_slot __percpu	*slots;
+	cpumask_var_t		cpumask;
+	struct mutex		mutex;
+	struct lock_class_key	*key;
+	struct hlist_node	node;
+	struct rb_waiter	waiter;
+};
+
+static bool rb_seq_before(unsigned long a, unsigned long b)
+{
+	return (long)(a - b) < 0;
+}
+
+static u64 rb_mkpos(struct rb_cpu *cb, unsigned long seq, unsigned int off)
+{
+	return ((u64)seq << cb->shift) | off;
+}
+
+static unsigned long rb_pseq(struct rb_cpu *cb, u64 pos)
+{
+	return pos >> cb->shift;
+}
+
+static unsigned int rb_poff(struct rb_cpu *cb, u64 pos)
+{
+	return pos & ((1ULL << cb->shift) - 1);
+}
+
+static struct rb_subbuf *rb_slot_of(struct rb_cpu *cb, unsigned long seq)
+{
+	return &cb->subbufs[seq % cb->nr];
+}
+
+/*
+ * A broken invariant: say so once, and stop recording into the buffer
+ * rather than hand out corrupt data.
+ */
+#define RB_WARN(buffer, cond)						\
+({									\
+	bool __bad = !!(cond);						\
+	if (WARN_ON_ONCE(__bad))					\
+		atomic_or(RB_RECORD_OFF, &(buffer)->record_disabled);	\
+	__bad;								\
+})
+
+/* ---------------------------------------------------------------------
+ * Event format
+ */
+
+static unsigned int rb_data_size(unsigned long len)
+{
+	if (!len)
+		len = 1;
+	if (len <= RB_SMALL_MAX)
+		return RB_EV_HDR + ALIGN(len, 4);
+	return RB_EV_HDR + 4 + ALIGN(len, 4);
+}
+
+static void rb_set_data_header(struct ring_buffer_event *ev,
+			       unsigned int size, u32 delta)
+{
+	u32 body = size - RB_EV_HDR;
+
+	if (body <= RB_SMALL_MAX) {
+		ev->type_len = body / 4;
+	} else {
+		ev->type_len = 0;
+		ev->array[0] = body;
+	}
+	ev->time_delta = delta;
+}
+
+static void rb_set_meta(struct ring_buffer_event *ev, unsigned int type,
+			u64 val)
+{
+	ev->type_len = type;
+	ev->time_delta = val & RB_DELTA_MAX;
+	ev->array[0] = val >> RB_DELTA_BITS;
+}
+
+static u64 rb_meta_val(struct ring_buffer_event *ev)
+{
+	return ((u64)ev->array[0] << RB_DELTA_BITS) | ev->time_delta;
+}
+
+/* Absolute stamps lose their top bits; borrow them from the last stamp. */
+static u64 rb_abs_fix(u64 abs, u64 prev)
+{
+	return abs | (prev & ~RB_ABS_MASK);
+}
+
+/* Bytes an event takes in the buffer, or 0 where none can start. */
+static unsigned int rb_ev_size(struct ring_buffer_event *ev)
+{
+	switch (ev->type_len) {
+	case RINGBUF_TYPE_PADDING:
+		return ev->time_delta ? ev->array[0] + RB_EV_HDR : 0;
+	case RINGBUF_TYPE_TIME_EXTEND:
+	case RINGBUF_TYPE_TIME_STAMP:
+		return RB_META_LEN;
+	case 0:
+		return ev->array[0] + RB_EV_HDR;
+	default:
+		return ev->type_len * 4 + RB_EV_HDR;
+	}
+}
+
+static struct ring_buffer_event *rb_skip_meta(struct ring_buffer_event *ev)
+{
+	if (ev->type_len == RINGBUF_TYPE_TIME_EXTEND ||
+	    ev->type_len == RINGBUF_TYPE_TIME_STAMP)
+		return (void *)ev + RB_META_LEN;
+	return ev;
+}
+
+/**
+ * ring_buffer_event_length - payload length of an event
+ * @event: the event, as returned by a reserve or a read
+ *
+ * The length may be up to three bytes larger than what was reserved, as
+ * payloads are padded to four bytes.
+ *
+ * Context: Any context.
+ * Return: the payload length in bytes; for padding and time events the
+ * number of bytes they occupy.
+ */
+unsigned int ring_buffer_event_length(struct ring_buffer_event *event)
+{
+	event = rb_skip_meta(event);
+	if (event->type_len > RINGBUF_TYPE_DATA_TYPE_LEN_MAX)
+		return rb_ev_size(event);
+	if (event->type_len)
+		return event->type_len * 4;
+	return event->array[0] - 4;
+}
+EXPORT_SYMBOL_GPL(ring_buffer_event_length);
+
+/**
+ * ring_buffer_event_data - payload of an event
+ * @event: the event; a header word of zero means "length in array[0]"
+ *
+ * Context: Any context.
+ * Return: a pointer to the first payload byte.
+ */
+void *ring_buffer_event_data(struct ring_buffer_event *event)
+{
+	event = rb_skip_meta(event);
+	return event->type_len ? (void *)&event->array[0] :
+				 (void *)&event->array[1];
+}
+EXPORT_SYMBOL_GPL(ring_buffer_event_data);
+
+/* ---------------------------------------------------------------------
+ * Small helpers for callers
+ */
+
+static struct rb_cpu *rb_cpu_get(struct trace_buffer *buffer, int cpu)
+{
+	if (!buffer || cpu < 0 || cpu >= nr_cpu_ids ||
+	    !cpumask_test_cpu(cpu, buffer->cpumask))
+		return NULL;
+	return READ_ONCE(per_cpu_ptr(buffer->slots, cpu)->cb);
+}
+
+static u64 rb_clock(struct trace_buffer *buffer)
+{
+	return READ_ONCE(buffer->clock)();
+}
+
+/* Largest payload: an empty sub-buffer minus a long header (and a stamp). */
+static void rb_update_max_len(struct trace_buffer *buffer)
+{
+	unsigned long cap = (PAGE_SIZE << buffer->order) - RB_HDR_BYTES;
+
+	cap -= RB_EV_HDR + 4;
+	if (buffer->abs_ts)
+		cap -= RB_META_LEN;
+	WRITE_ONCE(buffer->max_len, cap);
+}
+
+/* Reader lock; from NMI (ftrace_dump) it may only be tried. */
+static bool rb_lock(struct rb_cpu *cb, unsigned long *flags)
+{
+	if (in_nmi()) {
+		local_irq_save(*flags);
+		if (raw_spin_trylock(&cb->reader_lock))
+			return true;
+		local_irq_restore(*flags);
+		return false;
+	}
+	raw_spin_lock_irqsave(&cb->reader_lock, *flags);
+	return true;
+}
+
+static void rb_unlock(struct rb_cpu *cb, unsigned long flags)
+{
+	raw_spin_unlock_irqrestore(&cb->reader_lock, flags);
+}
+
+/* ---------------------------------------------------------------------
+ * Write side
+ */
+
+static struct rb_subbuf *rb_tail_of(struct rb_cpu *cb, unsigned long seq)
+{
+	struct rb_subbuf *sb = READ_ONCE(cb->tail);
+
+	if (likely(local_read(&sb->seq) == (long)seq))
+		return sb;
+	return rb_slot_of(cb, seq);
+}
+
+/*
+ * Claim slot @sb for sub-buffer @seq: record how many events the old lap
+ * left (for the overrun count of the next push), then publish the new
+ * number before any byte of the new lap is written.
+ */
+static int rb_mark(struct rb_subbuf *sb, unsigned long seq)
+{
+	long old = local_read(&sb->seq);
+	unsigned long cum;
+
+	if (old == (long)seq)
+		return 0;
+	if (!rb_seq_before(old, seq))
+		return -EAGAIN;
+	cum = local_read(&sb->cum);
+	if (!local_try_cmpxchg(&sb->seq, &old, seq))
+		return -EAGAIN;
+	sb->retired = cum;
+	/* Pairs with the smp_rmb() before the seq check in rb_cur_fill(). */
+	smp_wmb();
+	return 0;
+}
+
+/* Overwrite mode: retire the oldest sub-buffer @r and count its events. */
+static void rb_push(struct rb_cpu *cb, struct rb_subbuf *sb, unsigned long r)
+{
+	unsigned long n = local_read(&sb->cum) - sb->retired;
+	long old = r;
+
+	/*
+	 * Pairs with the cmpxchg in rb_rd_retire(): exactly one side
+	 * retires r.  Being a full barrier, it also orders the retirement
+	 * before rb_mark() reuses the slot.
+	 */
+	if (atomic_long_try_cmpxchg(&cb->head, &old, r + 1))
+		local_add(n, &cb->overrun);
+}
+
+/* Make slot @sb ready to hold sub-buffer @seq. */
+static int rb_make_room(struct trace_buffer *buffer, struct rb_cpu *cb,
+			struct rb_subbuf *sb, unsigned long seq)
+{
+	unsigned long r = seq - cb->nr;
+	long head;
+
+	if (seq >= cb->nr) {
+		u64 commit = local64_read(&cb->commit);
+
+		if (!rb_seq_before(r, rb_pseq(cb, commit))) {
+			local_inc(&cb->commit_overrun);
+			return -ENOSPC;
+		}
+		/* Pairs with the cmpxchg in rb_rd_retire(). */
+		head = atomic_long_read_acquire(&cb->head);
+		if (!rb_seq_before(r, head)) {
+			if (!(READ_ONCE(buffer->flags) & RB_FL_OVERWRITE)) {
+				local_inc(&cb->dropped);
+				return -ENOSPC;
+			}
+			rb_push(cb, sb, r);
+		}
+	}
+	return rb_mark(sb, seq);
+}
+
+/*
+ * The event does not fit behind @*w: start sub-buffer seq + 1 with it.
+ * On success the caller owns the first @size bytes of the new sub-buffer.
+ */
+static struct rb_subbuf *rb_move(struct trace_buffer *buffer,
+				 struct rb_cpu *cb, s64 *w, unsigned int size,
+				 u64 ts)
+{
+	unsigned long seq = rb_pseq(cb, *w) + 1;
+	struct rb_subbuf *prev = rb_tail_of(cb, seq - 1);
+	struct rb_subbuf *sb = rb_slot_of(cb, seq);
+	int ret;
+
+	ret = rb_make_room(buffer, cb, sb, seq);
+	if (ret)
+		return ERR_PTR(ret);
+	if (!local64_try_cmpxchg(&cb->write, w, rb_mkpos(cb, seq, size)))
+		return ERR_PTR(-EAGAIN);
+	/* Readers use these only once commit has passed them. */
+	WRITE_ONCE(prev->end, rb_poff(cb, *w));
+	WRITE_ONCE(cb->tail, sb);
+	return sb;
+}
+
+/* Fill in the event claimed at @off of @sb: optional time event, header. */
+static struct ring_buffer_event *
+rb_fill_event(struct rb_subbuf *sb, unsigned int off, unsigned int pre,
+	      bool abs, unsigned int size, u64 ts, u64 delta)
+{
+	struct ring_buffer_event *ev = (void *)&sb->page->data[off];
+
+	if (!off)
+		sb->page->time_stamp = ts;
+	if (pre) {
+		if (abs)
+			rb_set_meta(ev, RINGBUF_TYPE_TIME_STAMP, ts & RB_ABS_MASK);
+		else
+			rb_set_meta(ev, RINGBUF_TYPE_TIME_EXTEND, delta);
+		ev = (void *)ev + RB_META_LEN;
+		delta = 0;
+	}
+	rb_set_data_header(ev, size, delta);
+	return ev;
+}
+
+static struct ring_buffer_event *
+rb_reserve(struct trace_buffer *buffer, struct rb_cpu *cb, struct rb_wctx *wc,
+	   unsigned long len)
+{
+	bool force_abs = local_read(&cb->depth) > 1 || READ_ONCE(buffer->abs_ts);
+	unsigned int size = rb_data_size(len);
+	struct rb_subbuf *sb;
+	s64 w;
+
+	do {
+		unsigned int off, pre = 0;
+		bool abs = force_abs;
+		u64 ts, delta = 0, sp, st;
+
+		w = local64_read(&cb->write);
+		/* Same-CPU ordering against the update at the end. */
+		sp = READ_ONCE(cb->stamp_pos);
+		st = READ_ONCE(cb->stamp);
+		ts = rb_clock(buffer);
+		off = rb_poff(cb, w);
+		if (off) {
+			abs |= sp != (u64)w || ts < st;
+			delta = ts - st;
+			if (abs || delta > RB_DELTA_MAX)
+				pre = RB_META_LEN;
+		}
+		if (off + pre + size <= cb->cap) {
+			if (!local64_try_cmpxchg(&cb->write, &w, w + pre + size))
+				continue;
+			sb = rb_tail_of(cb, rb_pseq(cb, w));
+		} else {
+			sb = rb_move(buffer, cb, &w, size, ts);
+			if (sb == ERR_PTR(-EAGAIN))
+				continue;
+			if (IS_ERR(sb))
+				return NULL;
+			w = rb_mkpos(cb, rb_pseq(cb, w) + 1, 0);
+			off = 0;
+			pre = 0;
+		}
+		wc->sb = sb;
+		wc->start = w;
+		wc->end = w + pre + size;
+		wc->ts = ts;
+		/* A nested writer that sees only one of these stamps absolute. */
+		WRITE_ONCE(cb->stamp, ts);
+		barrier();
+		WRITE_ONCE(cb->stamp_pos, wc->end);
+		return rb_fill_event(sb, off, pre, abs, size, ts, delta);
+	} while (true);
+}
+
+/*
+ * Drop one level of claims.  The outermost level publishes everything
+ * claimed so far; it loops in case a nested writer claimed more after the
+ * position was read.  Returns true if it published.
+ */
+static bool rb_end_commit(struct rb_cpu *cb)
+{
+	s64 w;
+
+	if (local_read(&cb->depth) != 1) {
+		local_dec(&cb->depth);
+		return false;
+	}
+	for (;;) {
+		w = local64_read(&cb->write);
+		/*
+		 * Pairs with the smp_rmb() after reading commit in
+		 * rb_cur_fill(): event bytes, sub-buffer stamps and ends are
+		 * visible before the position that exposes them.
+		 */
+		smp_wmb();
+		local64_set(&cb->commit, w);
+		barrier();
+		local_set(&cb->depth, 0);
+		barrier();
+		if (likely(local64_read(&cb->write) == w))
+			return true;
+		local_set(&cb->depth, 1);
+	}
+}
+
+static bool rb_guard_enter(struct rb_slot *slot, unsigned int *bit)
+{
+	unsigned int base = slot->nest * RB_CTX_BITS;
+	unsigned int b = 1U << (base + interrupt_context_level());
+
+	if (unlikely(slot->ctx & b)) {
+		/* One more try: a context switch may not be accounted yet. */
+		b = 1U << (base + RB_CTX_SPARE);
+		if (slot->ctx & b)
+			return false;
+	}
+	slot->ctx |= b;
+	*bit = b;
+	return true;
+}
+
+static void rb_kick(struct rb_waiter *wt)
+{
+	WRITE_ONCE(wt->armed, false);
+	irq_work_queue(&wt->work);
+}
+
+static bool rb_full_hit(struct rb_cpu *cb, int full)
+{
+	unsigned long dirty;
+
+	if (!full)
+		return true;
+	dirty = rb_pseq(cb, local64_read(&cb->commit)) -
+		atomic_long_read(&cb->head);
+	return (dirty + 1) * 100 >= (unsigned long)full * cb->nr;
+}
+
+/*
+ * Wake-ups are batched: a waiter arms its queue, and the first commit that
+ * satisfies it disarms the queue and raises one irq_work.  There is no
+ * full barrier here (it would cost every event); a waiter that armed just
+ * as an event was published is woken by the next commit.
+ */
+static void rb_wakeups(struct trace_buffer *buffer, struct rb_slot *slot,
+		       struct rb_cpu *cb)
+{
+	if (unlikely(READ_ONCE(buffer->waiter.armed)))
+		rb_kick(&buffer->waiter);
+	if (unlikely(READ_ONCE(slot->waiter.armed)) &&
+	    rb_full_hit(cb, READ_ONCE(slot->waiter.full)))
+		rb_kick(&slot->waiter);
+}
+
+static void rb_writer_done(struct trace_buffer *buffer, struct rb_slot *slot,
+			   struct rb_wctx *wc)
+{
+	struct rb_cpu *cb = wc->cb;
+	unsigned int bit = wc->bit;
+	bool published = rb_end_commit(cb);
+
+	slot->level--;
+	barrier();
+	slot->ctx &= ~bit;
+	if (published)
+		rb_wakeups(buffer, slot, cb);
+	preempt_enable_notrace();
+}
+
+/**
+ * ring_buffer_lock_reserve - claim room for an event
+ * @buffer: the buffer to write into
+ * @length: payload length in bytes (0 is stored as 1)
+ *
+ * On success the caller fills in ring_buffer_event_data() of the returned
+ * event and then calls ring_buffer_unlock_commit() or
+ * ring_buffer_discard_commit(), on the same CPU and in the same context.
+ *
+ * Context: Any context, NMI included.  Returns with preemption disabled
+ * when it succeeds; leaves it as it was on failure.
+ * Return: the event, or NULL when recording is off, the event is too big,
+ * the ring is full (producer/consumer mode), or the same context is
+ * already inside a reserve on this CPU.
+ */
+struct ring_buffer_event *
+ring_buffer_lock_reserve(struct trace_buffer *buffer, unsigned long length)
+{
+	struct ring_buffer_event *ev;
+	struct rb_slot *slot;
+	struct rb_wctx *wc;
+	struct rb_cpu *cb;
+	unsigned int bit;
+
+	preempt_disable_notrace();
+	if (unlikely(atomic_read(&buffer->record_disabled)))
+		goto out;
+	slot = this_cpu_ptr(buffer->slots);
+	cb = READ_ONCE(slot->cb);
+	if (unlikely(!cb || atomic_read(&cb->record_disabled) ||
+		     length > READ_ONCE(buffer->max_len)))
+		goto out;
+	if (unlikely(!rb_guard_enter(slot, &bit)))
+		goto out;
+	wc = &slot->w[slot->level++];
+	wc->cb = cb;
+	wc->bit = bit;
+	local_inc(&cb->depth);
+	ev = rb_reserve(buffer, cb, wc, length);
+	if (likely(ev))
+		return ev;
+	rb_writer_done(buffer, slot, wc);
+	return NULL;
+out:
+	preempt_enable_notrace();
+	return NULL;
+}
+EXPORT_SYMBOL_GPL(ring_buffer_lock_reserve);
+
+/**
+ * ring_buffer_unlock_commit - make a reserved event visible to readers
+ * @buffer: the buffer the event was reserved in
+ *
+ * Context: The context that reserved the event, on the same CPU.
+ * Re-enables preemption.
+ * Return: 0.
+ */
+int ring_buffer_unlock_commit(struct trace_buffer *buffer)
+{
+	struct rb_slot *slot = this_cpu_ptr(buffer->slots);
+	struct rb_wctx *wc = &slot->w[slot->level - 1];
+
+	local_inc(&wc->sb->cum);
+	local_inc(&wc->cb->committed);
+	rb_writer_done(buffer, slot, wc);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(ring_buffer_unlock_commit);
+
+/**
+ * ring_buffer_discard_commit - throw away a reserved event
+ * @buffer: the buffer the event was reserved in
+ * @event: the event returned by ring_buffer_lock_reserve()
+ *
+ * Use it instead of ring_buffer_unlock_commit().  If nothing was reserved
+ * after the event its space is reused, otherwise it stays as padding.
+ * Either way it is not counted as an entry.
+ *
+ * Context: The context that reserved the event, on the same CPU.
+ * Re-enables preemption.
+ */
+void ring_buffer_discard_commit(struct trace_buffer *buffer,
+				struct ring_buffer_event *event)
+{
+	struct rb_slot *slot = this_cpu_ptr(buffer->slots);
+	struct rb_wctx *wc = &slot->w[slot->level - 1];
+	struct rb_cpu *cb = wc->cb;
+	s64 end = wc->end;
+
+	if (local64_try_cmpxchg(&cb->write, &end, wc->start)) {
+		/* The next event cannot trust a delta to the stamp we left. */
+		WRITE_ONCE(cb->stamp_pos, RB_POS_NONE);
+	} else {
+		event->array[0] = rb_ev_size(event) - RB_EV_HDR;
+		if (!event->time_delta)
+			event->time_delta = 1;
+		event->type_len = RINGBUF_TYPE_PADDING;
+	}
+	rb_writer_done(buffer, slot, wc);
+}
+EXPORT_SYMBOL_GPL(ring_buffer_discard_commit);
+
+/**
+ * ring_buffer_write - reserve, copy and commit in one call
+ * @buffer: the buffer to write into
+ * @length: payload length in bytes
+ * @data: the payload
+ *
+ * Context: Any context, NMI included.
+ * Return: 0 on success, -EBUSY when the event could not be reserved.
+ */
+int ring_buffer_write(struct trace_buffer *buffer, unsigned long length,
+		      void *data)
+{
+	struct ring_buffer_event *ev = ring_buffer_lock_reserve(buffer, length);
+
+	if (!ev)
+		return -EBUSY;
+	memcpy(ring_buffer_event_data(ev), data, length);
+	return ring_buffer_unlock_commit(buffer);
+}
+EXPORT_SYMBOL_GPL(ring_buffer_write);
+
+/**
+ * ring_buffer_nest_start - allow one more reserve in the current context
+ * @buffer: the buffer about to be written
+ *
+ * For a writer that must record an event while its own reserve on the
+ * same buffer is still open.  Pair with ring_buffer_nest_end().
+ *
+ * Context: Any context.  Disables preemption until nest_end.
+ */
+void ring_buffer_nest_start(struct trace_buffer *buffer)
+{
+	struct rb_slot *slot;
+
+	preempt_disable_notrace();
+	slot = this_cpu_ptr(buffer->slots);
+	if (slot->nest < RB_NEST_LEVELS - 1)
+		slot->nest++;
+}
+EXPORT_SYMBOL_GPL(ring_buffer_nest_start);
+
+/**
+ * ring_buffer_nest_end - undo ring_buffer_nest_start()
+ * @buffer: the buffer passed to ring_buffer_nest_start()
+ *
+ * Context: Same context as the nest_start.  Re-enables preemption.
+ */
+void ring_buffer_nest_end(struct trace_buffer *buffer)
+{
+	struct rb_slot *slot = this_cpu_ptr(buffer->slots);
+
+	if (slot->nest)
+		slot->nest--;
+	preempt_enable_notrace();
+}
+EXPORT_SYMBOL_GPL(ring_buffer_nest_end);
+
+/**
+ * ring_buffer_event_time_stamp - time stamp of the event being written
+ * @buffer: the buffer
+ * @event: the event (reserved, or trace.c's temporary copy of one)
+ *
+ * Context: Between reserve and commit, in the reserving context.
+ * Return: the stamp taken for the innermost open reserve on this CPU, or
+ * the current time when there is none.
+ */
+u64 ring_buffer_event_time_stamp(struct trace_buffer *buffer,
+				 struct ring_buffer_event *event)
+{
+	struct rb_slot *slot = this_cpu_ptr(buffer->slots);
+
+	if (slot->level)
+		return slot->w[slot->level - 1].ts;
+	return rb_clock(buffer);
+}
+EXPORT_SYMBOL_GPL(ring_buffer_event_time_stamp);
+
+/* ---------------------------------------------------------------------
+ * Read side: cursors over private copies
+ */
+
+static void rb_cur_start(struct rb_cursor *cur, unsigned long seq)
+{
+	cur->seq = seq;
+	cur->off = 0;
+	cur->len = 0;
+	cur->done = false;
+	cur->ts = 0;
+}
+
+/*
+ * Copy what is readable of sub-buffer cur->seq beyond what the cursor has.
+ * Return 0, or -EAGAIN when the slot was reused while we copied.
+ */
+static int rb_cur_fill(struct rb_cpu *cb, struct rb_cursor *cur)
+{
+	struct rb_subbuf *sb = rb_slot_of(cb, cur->seq);
+	u64 commit = local64_read(&cb->commit);
+	unsigned long cseq = rb_pseq(cb, commit);
+	unsigned int avail;
+	bool done;
+
+	/* Pairs with the smp_wmb() in rb_end_commit(). */
+	smp_rmb();
+	if (cseq == cur->seq) {
+		avail = rb_poff(cb, commit);
+		done = false;
+	} else if (rb_seq_before(cur->seq, cseq)) {
+		avail = READ_ONCE(sb->end);
+		done = true;
+	} else {
+		return 0;
+	}
+	if (avail > cb->cap)
+		return -EAGAIN;
+	if (avail > cur->len) {
+		if (!cur->len)
+			cur->copy->time_stamp = READ_ONCE(sb->page->time_stamp);
+		memcpy(&cur->copy->data[cur->len], &sb->page->data[cur->len],
+		       avail - cur->len);
+	}
+	/* Pairs with the smp_wmb() in rb_mark(). */
+	smp_rmb();
+	if (local_read(&sb->seq) != (long)cur->seq)
+		return -EAGAIN;
+	if (!cur->len && !cur->off && avail)
+		cur->ts = cur->copy->time_stamp;
+	cur->len = max(cur->len, avail);
+	cur->done = done;
+	return 0;
+}
+
+/*
+ * Step over time and padding events; return the next data event in the
+ * copy with its stamp in @ts, or NULL when the copy is used up.
+ */
+static struct ring_buffer_event *
+rb_cur_event(struct trace_buffer *buffer, struct rb_cursor *cur, u64 *ts)
+{
+	while (cur->off < cur->len) {
+		struct ring_buffer_event *ev = (void *)&cur->copy->data[cur->off];
+		unsigned int size = rb_ev_size(ev);
+
+		if (RB_WARN(buffer, !size || cur->off + size > cur->len)) {
+			cur->off = cur->len;
+			return NULL;
+		}
+		switch (ev->type_len) {
+		case RINGBUF_TYPE_PADDING:
+			break;
+		case RINGBUF_TYPE_TIME_EXTEND:
+			cur->ts += rb_meta_val(ev);
+			break;
+		case RINGBUF_TYPE_TIME_STAMP:
+			cur->ts = rb_abs_fix(rb_meta_val(ev), cur->ts);
+			break;
+		default:
+			*ts = cur->ts + ev->time_delta;
+			return ev;
+		}
+		cur->off += size;
+	}
+	return NULL;
+}
+
+static void rb_cur_pass(struct rb_cursor *cur, struct ring_buffer_event *ev,
+			u64 ts)
+{
+	cur->off += rb_ev_size(ev);
+	cur->ts = ts;
+}
+
+/* Overrun as the readers see it. */
+static unsigned long rb_overrun(struct rb_cpu *cb)
+{
+	return local_read(&cb->overrun) - READ_ONCE(cb->overrun_adj);
+}
+
+/* Catch up with a writer that pushed our sub-buffer out. */
+static void rb_rd_sync(struct rb_cpu *cb)
+{
+	unsigned long head = atomic_long_read(&cb->head);
+
+	if (head == cb->rd.seq)
+		return;
+	/* The push counted all its events as lost; ours were read. */
+	WRITE_ONCE(cb->overrun_adj, cb->overrun_adj + cb->rd_cnt);
+	cb->rd_cnt = 0;
+	rb_cur_start(&cb->rd, head);
+}
+
+static void rb_rd_retire(struct rb_cpu *cb)
+{
+	long seq = cb->rd.seq;
+
+	/* Pairs with the cmpxchg in rb_push() and the acquire in rb_make_room(). */
+	if (atomic_long_try_cmpxchg(&cb->head, &seq, seq + 1)) {
+		cb->rd_cnt = 0;
+		rb_cur_start(&cb->rd, seq + 1);
+	} else {
+		rb_rd_sync(cb);
+	}
+}
+
+/* Next event for the consuming reader; caller holds reader_lock. */
+static struct ring_buffer_event *
+rb_rd_peek(struct trace_buffer *buffer, struct rb_cpu *cb, u64 *ts)
+{
+	struct ring_buffer_event *ev;
+	int tries;
+
+	for (tries = 0; tries < RB_READ_TRIES; tries++) {
+		rb_rd_sync(cb);
+		ev = rb_cur_event(buffer, &cb->rd, ts);
+		if (ev)
+			return ev;
+		if (rb_cur_fill(cb, &cb->rd)) {
+			/* The slot was reused, so head has moved: see it. */
+			smp_rmb();
+			continue;
+		}
+		if (cb->rd.off < cb->rd.len)
+			continue;
+		if (!cb->rd.done)
+			return NULL;
+		rb_rd_retire(cb);
+	}
+	return NULL;
+}
+
+static void rb_rd_consume(struct rb_cpu *cb, struct ring_buffer_event *ev,
+			  u64 ts)
+{
+	rb_cur_pass(&cb->rd, ev, ts);
+	cb->rd_cnt++;
+	WRITE_ONCE(cb->read, cb->read + 1);
+}
+
+static unsigned long rb_take_lost(struct rb_cpu *cb, bool clear)
+{
+	unsigned long now = rb_overrun(cb);
+	unsigned long lost = now - cb->lost_seen;
+
+	if (clear)
+		cb->lost_seen = now;
+	return lost;
+}
+
+static struct ring_buffer_event *
+rb_read_one(struct trace_buffer *buffer, int cpu, u64 *ts,
+	    unsigned long *lost_events, bool consume)
+{
+	struct rb_cpu *cb = rb_cpu_get(buffer, cpu);
+	struct ring_buffer_event *ev;
+	unsigned long flags;
+	u64 t = 0;
+
+	if (lost_events)
+		*lost_events = 0;
+	if (!cb || !rb_lock(cb, &flags))
+		return NULL;
+	ev = rb_rd_peek(buffer, cb, &t);
+	if (ev) {
+		if (lost_events)
+			*lost_events = rb_take_lost(cb, consume);
+		if (consume)
+			rb_rd_consume(cb, ev, t);
+		if (ts)
+			*ts = t;
+	}
+	rb_unlock(cb, flags);
+	return ev;
+}
+
+/**
+ * ring_buffer_peek - look at the next event of a CPU without consuming it
+ * @buffer: the buffer
+ * @cpu: the CPU whose ring to look at
+ * @ts: where to store the event's time stamp (may be NULL)
+ * @lost_events: where to store the events lost before it (may be NULL)
+ *
+ * The event stays valid until the next read of this CPU's ring.
+ *
+ * Context: Any context; from NMI the reader lock is only tried.
+ * Return: the event, or NULL if there is none (or @cpu is not valid).
+ */
+struct ring_buffer_event *
+ring_buffer_peek(struct trace_buffer *buffer, int cpu, u64 *ts,
+		 unsigned long *lost_events)
+{
+	return rb_read_one(buffer, cpu, ts, lost_events, false);
+}
+EXPORT_SYMBOL_GPL(ring_buffer_peek);
+
+/**
+ * ring_buffer_consume - return the next event of a CPU and consume it
+ * @buffer: the buffer
+ * @cpu: the CPU whose ring to read
+ * @ts: where to store the event's time stamp (may be NULL)
+ * @lost_events: where to store the events overwritten since the last
+ *	report (may be NULL); reported once, then cleared
+ *
+ * Context: Any context; from NMI the reader lock is only tried.
+ * Return: the event, valid until the next read of this ring, or NULL.
+ */
+struct ring_buffer_event *
+ring_buffer_consume(struct trace_buffer *buffer, int cpu, u64 *ts,
+		    unsigned long *lost_events)
+{
+	return rb_read_one(buffer, cpu, ts, lost_events, true);
+}
+EXPORT_SYMBOL_GPL(ring_buffer_consume);
+
+/* ---------------------------------------------------------------------
+ * Whole sub-buffers for splice and trace_pipe_raw
+ */
+
+static struct rb_data_page *rb_page_alloc(int cpu, unsigned int order,
+					  gfp_t gfp)
+{
+	struct page *page;
+
+	page = alloc_pages_node(cpu_to_node(cpu),
+				gfp | __GFP_NOWARN | __GFP_ZERO, order);
+	return page ? page_address(page) : NULL;
+}
+
+static void rb_page_free(struct rb_data_page *page, unsigned int order)
+{
+	if (page)
+		free_pages((unsigned long)page, order);
+}
+
+/**
+ * ring_buffer_alloc_read_page - get a page for ring_buffer_read_page()
+ * @buffer: the buffer it will be used with
+ * @cpu: the CPU it will be used with
+ * @rpage: in: a page to reuse or NULL; out: the page
+ *
+ * A page of the wrong sub-buffer size is reallocated.
+ *
+ * Context: Process context, may sleep.
+ * Return: 0, -ENODEV for a CPU the buffer does not have, -EINVAL without
+ * @rpage, -ENOMEM.
+ */
+int ring_buffer_alloc_read_page(struct trace_buffer *buffer, int cpu,
+				struct buffer_data_read_page **rpage)
+{
+	unsigned int order;
+	struct buffer_data_read_page *rp;
+
+	if (!rb_cpu_get(buffer, cpu))
+		return -ENODEV;
+	if (!rpage)
+		return -EINVAL;
+	order = READ_ONCE(buffer->order);
+	rp = *rpage;
+	if (rp && rp->order == order && rp->data)
+		return 0;
+	if (!rp) {
+		rp = kzalloc(sizeof(*rp), GFP_KERNEL);
+		if (!rp)
+			return -ENOMEM;
+	}
+	rb_page_free(rp->data, rp->order);
+	rp->order = order;
+	rp->data = rb_page_alloc(cpu, order, GFP_KERNEL);
+	if (!rp->data) {
+		kfree(rp);
+		*rpage = NULL;
+		return -ENOMEM;
+	}
+	*rpage = rp;
+	return 0;
+}
+EXPORT_SYMBOL_GPL(ring_buffer_alloc_read_page);
+
+/**
+ * ring_buffer_free_read_page - release a page from alloc_read_page
+ * @buffer: the buffer it was used with
+ * @cpu: the CPU it was used with
+ * @rpage: the page (may be NULL)
+ *
+ * Context: Any context that may free pages.
+ */
+void ring_buffer_free_read_page(struct trace_buffer *buffer, int cpu,
+				struct buffer_data_read_page *rpage)
+{
+	if (!rpage)
+		return;
+	rb_page_free(rpage->data, rpage->order);
+	kfree(rpage);
+}
+EXPORT_SYMBOL_GPL(ring_buffer_free_read_page);
+
+/**
+ * ring_buffer_read_page_data - the sub-buffer inside a read page
+ * @rpage: a page from ring_buffer_alloc_read_page()
+ *
+ * Context: Any context.
+ * Return: the start of the sub-buffer: header, then events.
+ */
+void *ring_buffer_read_page_data(struct buffer_data_read_page *rpage)
+{
+	return rpage->data;
+}
+EXPORT_SYMBOL_GPL(ring_buffer_read_page_data);
+
+/**
+ * ring_buffer_read_page_size - size of a read page
+ * @rpage: a page from ring_buffer_alloc_read_page()
+ *
+ * Context: Any context.
+ * Return: its size in bytes, header included.
+ */
+unsigned int ring_buffer_read_page_size(struct buffer_data_read_page *rpage)
+{
+	return PAGE_SIZE << rpage->order;
+}
+EXPORT_SYMBOL_GPL(ring_buffer_read_page_size);
+
+/*
+ * Pass whole events from the reader's position while they fit in @room
+ * bytes; return how many bytes were passed and count the data events.
+ */
+static unsigned int rb_rd_span(struct trace_buffer *buffer, struct rb_cpu *cb,
+			       unsigned int room, unsigned long *events)
+{
+	struct rb_cursor *rd = &cb->rd;
+	unsigned int start = rd->off;
+	struct ring_buffer_event *ev;
+	unsigned int off;
+	u64 ts, ts0;
+
+	for (;;) {
+		off = rd->off;
+		ts0 = rd->ts;
+		ev = rb_cur_event(buffer, rd, &ts);
+		if (!ev)
+			break;
+		if (rd->off + rb_ev_size(ev) - start > room) {
+			rd->off = off;
+			rd->ts = ts0;
+			break;
+		}
+		rb_rd_consume(cb, ev, ts);
+		(*events)++;
+	}
+	return rd->off - start;
+}
+
+static int rb_rd_page(struct trace_buffer *buffer, struct rb_cpu *cb,
+		      struct rb_data_page *dst, unsigned int room, bool full)
+{
+	struct rb_cursor *rd = &cb->rd;
+	unsigned long events = 0, lost, commit;
+	unsigned int start, n, used;
+	u64 base, ts;
+
+	if (!rb_rd_peek(buffer, cb, &ts))
+		return -1;
+	if (full && !rd->done)
+		return -1;
+	start = rd->off;
+	base = rd->ts;
+	n = rb_rd_span(buffer, cb, room, &events);
+	if (!n)
+		return -1;
+	memcpy(dst->data, &rd->copy->data[start], n);
+	dst->time_stamp = base;
+	commit = n;
+	used = n;
+	lost = rb_take_lost(cb, true);
+	if (lost) {
+		commit |= RB_MISSED_EVENTS;
+		if (n + sizeof(long) <= room) {
+			memcpy(&dst->data[n], &lost, sizeof(long));
+			commit |= RB_MISSED_STORED;
+			used += sizeof(long);
+		}
+	}
+	local_set(&dst->commit, commit);
+	memset(&dst->data[used], 0, cb->cap - used);
+	if (rd->done && rd->off >= rd->len)
+		rb_rd_retire(cb);
+	return 0;
+}
+
+/**
+ * ring_buffer_read_page - move events of a CPU into a reader's page
+ * @buffer: the buffer
+ * @rpage: a page from ring_buffer_alloc_read_page()
+ * @len: bytes the caller can take, header included
+ * @cpu: the CPU whose ring to read
+ * @full: only hand out a sub-buffer the writer has finished
+ *
+ * The events are consumed.  The page gets the sub-buffer header (with the
+ * lost-events flags in the commit word) and the unused tail is zeroed, as
+ * the page may go to user space.
+ *
+ * Context: Process or irq context; not from NMI.
+ * Return: 0 when events were copied, a negative value otherwise.
+ */
+int ring_buffer_read_page(struct trace_buffer *buffer,
+			  struct buffer_data_read_page *rpage, size_t len,
+			  int cpu, int full)
+{
+	struct rb_cpu *cb = rb_cpu_get(buffer, cpu);
+	unsigned long flags;
+	int ret;
+
+	if (!cb || !rpage || !rpage->data || rpage->order != cb->order)
+		return -1;
+	len = min_t(size_t, len, PAGE_SIZE << cb->order);
+	if (len <= RB_HDR_BYTES)
+		return -1;
+	raw_spin_lock_irqsave(&cb->reader_lock, flags);
+	ret = rb_rd_page(buffer, cb, rpage->data, len - RB_HDR_BYTES, full);
+	raw_spin_unlock_irqrestore(&cb->reader_lock, flags);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(ring_buffer_read_page);
+
+/* ---------------------------------------------------------------------
+ * Iterators: non-consuming reads while writers go on
+ */
+
+struct ring_buffer_iter {
+	struct trace_buffer	*buffer;
+	struct rb_cpu		*cb;
+	struct rb_cursor	cur;
+	struct ring_buffer_event *ev;
+	u64			ev_ts;
+	bool			dropped;
+	unsigned int		order;
+};
+
+/* Start at the consuming reader's position; caller holds reader_lock. */
+static void rb_iter_from_reader(struct ring_buffer_iter *iter)
+{
+	struct rb_cpu *cb = iter->cb;
+
+	rb_rd_sync(cb);
+	rb_cur_start(&iter->cur, cb->rd.seq);
+	iter->cur.off = cb->rd.off;
+	iter->cur.ts = cb->rd.ts;
+	iter->ev = NULL;
+}
+
+/**
+ * ring_buffer_read_start - open an iterator on a CPU's ring
+ * @buffer: the buffer
+ * @cpu: the CPU
+ * @flags: gfp flags for the iterator's memory
+ *
+ * The iterator shows what the consuming reader has not read, without
+ * consuming it, while writers keep writing.  Resizes and sub-buffer size
+ * changes return -EBUSY while it is open.
+ *
+ * Context: Process context unless @flags allow otherwise.
+ * Return: the iterator, or NULL for a bad CPU or no memory.
+ */
+struct ring_buffer_iter *
+ring_buffer_read_start(struct trace_buffer *buffer, int cpu, gfp_t flags)
+{
+	struct rb_cpu *cb = rb_cpu_get(buffer, cpu);
+	struct ring_buffer_iter *iter;
+	unsigned long irqflags;
+
+	if (!cb)
+		return NULL;
+	iter = kzalloc(sizeof(*iter), flags);
+	if (!iter)
+		return NULL;
+	iter->buffer = buffer;
+	iter->cb = cb;
+	iter->order = cb->order;
+	iter->cur.copy = rb_page_alloc(cpu, iter->order, flags);
+	if (!iter->cur.copy) {
+		kfree(iter);
+		return NULL;
+	}
+	atomic_inc(&cb->iters);
+	raw_spin_lock_irqsave(&cb->reader_lock, irqflags);
+	rb_iter_from_reader(iter);
+	raw_spin_unlock_irqrestore(&cb->reader_lock, irqflags);
+	return iter;
+}
+EXPORT_SYMBOL_GPL(ring_buffer_read_start);
+
+/**
+ * ring_buffer_read_finish - close an iterator
+ * @iter: the iterator (may be NULL)
+ *
+ * Context: Process context.
+ */
+void ring_buffer_read_finish(struct ring_buffer_iter *iter)
+{
+	if (!iter)
+		return;
+	atomic_dec(&iter->cb->iters);
+	rb_page_free(iter->cur.copy, iter->order);
+	kfree(iter);
+}
+EXPORT_SYMBOL_GPL(ring_buffer_read_finish);
+
+/**
+ * ring_buffer_iter_peek - the event under an iterator
+ * @iter: the iterator
+ * @ts: where to store its time stamp (may be NULL)
+ *
+ * Context: Any context but NMI.
+ * Return: the event, valid until the iterator moves, or NULL at the end.
+ */
+struct ring_buffer_event *
+ring_buffer_iter_peek(struct ring_buffer_iter *iter, u64 *ts)
+{
+	struct rb_cursor *cur = &iter->cur;
+	struct rb_cpu *cb = iter->cb;
+	int tries;
+
+	for (tries = 0; !iter->ev && tries < RB_READ_TRIES; tries++) {
+		unsigned long head = atomic_long_read(&cb->head);
+
+		if (rb_seq_before(cur->seq, head)) {
+			/* The writer overwrote what we were about to show. */
+			iter->dropped = true;
+			rb_cur_start(cur, head);
+		}
+		iter->ev = rb_cur_event(iter->buffer, cur, &iter->ev_ts);
+		if (iter->ev)
+			break;
+		if (rb_cur_fill(cb, cur)) {
+			/* Pairs with the barriers in rb_push(): see head move. */
+			smp_rmb();
+			continue;
+		}
+		if (cur->off < cur->len)
+			continue;
+		if (!cur->done)
+			break;
+		rb_cur_start(cur, cur->seq + 1);
+	}
+	if (iter->ev && ts)
+		*ts = iter->ev_ts;
+	return iter->ev;
+}
+EXPORT_SYMBOL_GPL(ring_buffer_iter_peek);
+
+/**
+ * ring_buffer_iter_advance - move an iterator past its current event
+ * @iter: the iterator
+ *
+ * Context: Any context but NMI.
+ */
+void ring_buffer_iter_advance(struct ring_buffer_iter *iter)
+{
+	if (!iter->ev && !ring_buffer_iter_peek(iter, NULL))
+		return;
+	rb_cur_pass(&iter->cur, iter->ev, iter->ev_ts);
+	iter->ev = NULL;
+}
+EXPORT_SYMBOL_GPL(ring_buffer_iter_advance);
+
+/**
+ * ring_buffer_iter_reset - move an iterator back to the reader's position
+ * @iter: the iterator (may be NULL)
+ *
+ * Context: Any context but NMI.
+ */
+void ring_buffer_iter_reset(struct ring_buffer_iter *iter)
+{
+	unsigned long flags;
+
+	if (!iter)
+		return;
+	raw_spin_lock_irqsave(&iter->cb->reader_lock, flags);
+	rb_iter_from_reader(iter);
+	raw_spin_unlock_irqrestore(&iter->cb->reader_lock, flags);
+}
+EXPORT_SYMBOL_GPL(ring_buffer_iter_reset);
+
+/**
+ * ring_buffer_iter_empty - is there nothing more under the iterator?
+ * @iter: the iterator
+ *
+ * Context: Any context but NMI.
+ * Return: 1 if the iterator has reached the committed end, else 0.
+ */
+int ring_buffer_iter_empty(struct ring_buffer_iter *iter)
+{
+	return !ring_buffer_iter_peek(iter, NULL);
+}
+EXPORT_SYMBOL_GPL(ring_buffer_iter_empty);
+
+/**
+ * ring_buffer_iter_dropped - did the writer overrun the iterator?
+ * @iter: the iterator
+ *
+ * Context: Any context but NMI.
+ * Return: true once after events were lost under the iterator.
+ */
+bool ring_buffer_iter_dropped(struct ring_buffer_iter *iter)
+{
+	bool dropped = iter->dropped;
+
+	iter->dropped = false;
+	return dropped;
+}
+EXPORT_SYMBOL_GPL(ring_buffer_iter_dropped);
+
+/* ---------------------------------------------------------------------
+ * Allocation, geometry and the control paths
+ */
+
+static void rb_free_ring(struct rb_subbuf *subbufs, unsigned long nr,
+			 unsigned int order)
+{
+	unsigned long i;
+
+	if (!subbufs)
+		return;
+	for (i = 0; i < nr; i++)
+		rb_page_free(subbufs[i].page, order);
+	kfree(subbufs);
+}
+
+static struct rb_subbuf *rb_alloc_ring(int cpu, unsigned long nr,
+				       unsigned int order)
+{
+	struct rb_subbuf *subbufs;
+	unsigned long i;
+
+	subbufs = kcalloc_node(nr, sizeof(*subbufs), GFP_KERNEL,
+			       cpu_to_node(cpu));
+	if (!subbufs)
+		return NULL;
+	for (i = 0; i < nr; i++) {
+		subbufs[i].page = rb_page_alloc(cpu, order,
+						GFP_KERNEL | __GFP_RETRY_MAYFAIL);
+		if (!subbufs[i].page) {
+			rb_free_ring(subbufs, nr, order);
+			return NULL;
+		}
+	}
+	return subbufs;
+}
+
+/* Slot @sb will next hold @seq: make it look like the lap before. */
+static void rb_slot_clear(struct rb_subbuf *sb, unsigned long seq,
+			  unsigned long nr)
+{
+	local_set(&sb->seq, seq - nr);
+	local_set(&sb->cum, 0);
+	sb->retired = 0;
+	sb->end = 0;
+}
+
+/* Empty ring, counters at zero.  Writers held off, reader_lock held. */
+static void rb_cpu_clear(struct rb_cpu *cb)
+{
+	unsigned long i;
+
+	for (i = 0; i < cb->nr; i++)
+		rb_slot_clear(&cb->subbufs[i], i, cb->nr);
+	local_set(&cb->subbufs[0].seq, 0);
+	cb->subbufs[0].page->time_stamp = 0;
+	cb->tail = &cb->subbufs[0];
+	local64_set(&cb->write, 0);
+	local64_set(&cb->commit, 0);
+	local_set(&cb->depth, 0);
+	cb->stamp = 0;
+	cb->stamp_pos = RB_POS_NONE;
+	local_set(&cb->committed, 0);
+	local_set(&cb->overrun, 0);
+	local_set(&cb->commit_overrun, 0);
+	local_set(&cb->dropped, 0);
+	atomic_long_set(&cb->head, 0);
+	rb_cur_start(&cb->rd, 0);
+	cb->rd_cnt = 0;
+	cb->read = 0;
+	cb->overrun_adj = 0;
+	cb->lost_seen = 0;
+}
+
+static void rb_set_geometry(struct rb_cpu *cb, unsigned int order)
+{
+	cb->order = order;
+	cb->shift = PAGE_SHIFT + order;
+	cb->cap = (PAGE_SIZE << order) - RB_HDR_BYTES;
+}
+
+static void rb_cpu_free(struct rb_cpu *cb)
+{
+	if (!cb)
+		return;
+	rb_free_ring(cb->subbufs, cb->nr, cb->order);
+	rb_page_free(cb->rd.copy, cb->order);
+	kfree(cb);
+}
+
+static struct rb_cpu *rb_cpu_alloc(struct trace_buffer *buffer, int cpu,
+				   unsigned long nr)
+{
+	struct rb_cpu *cb;
+
+	cb = kzalloc_node(sizeof(*cb), GFP_KERNEL, cpu_to_node(cpu));
+	if (!cb)
+		return NULL;
+	cb->cpu = cpu;
+	cb->nr = nr;
+	rb_set_geometry(cb, buffer->order);
+	raw_spin_lock_init(&cb->reader_lock);
+	lockdep_set_class(&cb->reader_lock, buffer->key);
+	cb->rd.copy = rb_page_alloc(cpu, cb->order, GFP_KERNEL);
+	cb->subbufs = rb_alloc_ring(cpu, nr, cb->order);
+	if (!cb->rd.copy || !cb->subbufs) {
+		rb_cpu_free(cb);
+		return NULL;
+	}
+	rb_cpu_clear(cb);
+	return cb;
+}
+
+static void rb_wake_fn(struct irq_work *work)
+{
+	struct rb_waiter *wt = container_of(work, struct rb_waiter, work);
+
+	wake_up_all(&wt->wq);
+}
+
+static void rb_waiter_init(struct rb_waiter *wt)
+{
+	init_irq_work(&wt->work, rb_wake_fn);
+	init_waitqueue_head(&wt->wq);
+	wt->armed = false;
+	wt->full = 0;
+}
+
+static int rb_cpu_add(struct trace_buffer *buffer, int cpu)
+{
+	struct rb_slot *slot = per_cpu_ptr(buffer->slots, cpu);
+	struct rb_cpu *cb;
+
+	if (cpumask_test_cpu(cpu, buffer->cpumask))
+		return 0;
+	cb = rb_cpu_alloc(buffer, cpu, buffer->nr_default);
+	if (!cb)
+		return -ENOMEM;
+	WRITE_ONCE(slot->cb, cb);
+	/* Readers test the mask before they load slot->cb. */
+	smp_wmb();
+	cpumask_set_cpu(cpu, buffer->cpumask);
+	return 0;
+}
+
+static void rb_release(struct trace_buffer *buffer)
+{
+	int cpu;
+
+	irq_work_sync(&buffer->waiter.work);
+	for_each_possible_cpu(cpu) {
+		struct rb_slot *slot = per_cpu_ptr(buffer->slots, cpu);
+
+		irq_work_sync(&slot->waiter.work);
+		rb_cpu_free(slot->cb);
+	}
+	free_percpu(buffer->slots);
+	free_cpumask_var(buffer->cpumask);
+	kfree(buffer);
+}
+
+/**
+ * __ring_buffer_alloc - allocate a ring buffer
+ * @size: bytes of data per CPU (rounded up to whole sub-buffers, at least 2)
+ * @flags: RB_FL_OVERWRITE to overwrite the oldest data when full
+ * @key: lock class for the reader locks (use ring_buffer_alloc())
+ *
+ * Context: Process context, may sleep.
+ * Return: the buffer, or NULL when out of memory.
+ */
+struct trace_buffer *__ring_buffer_alloc(unsigned long size,
+					 unsigned int flags,
+					 struct lock_class_key *key)
+{
+	struct trace_buffer *buffer;
+	unsigned long cap = PAGE_SIZE - RB_HDR_BYTES;
+	int cpu;
+
+	buffer = kzalloc(sizeof(*buffer), GFP_KERNEL);
+	if (!buffer)
+		return NULL;
+	buffer->slots = alloc_percpu(struct rb_slot);
+	if (!buffer->slots ||
+	    !zalloc_cpumask_var(&buffer->cpumask, GFP_KERNEL)) {
+		free_percpu(buffer->slots);
+		kfree(buffer);
+		return NULL;
+	}
+	buffer->flags = flags;
+	buffer->clock = trace_clock_local;
+	buffer->key = key;
+	buffer->nr_default = max(DIV_ROUND_UP(size, cap), 2UL);
+	rb_update_max_len(buffer);
+	mutex_init(&buffer->mutex);
+	rb_waiter_init(&buffer->waiter);
+	for_each_possible_cpu(cpu)
+		rb_waiter_init(&per_cpu_ptr(buffer->slots, cpu)->waiter);
+
+	cpus_read_lock();
+	for_each_online_cpu(cpu) {
+		if (rb_cpu_add(buffer, cpu))
+			goto fail;
+	}
+	if (cpuhp_state_add_instance_nocalls_cpuslocked(CPUHP_TRACE_RB_PREPARE,
+							&buffer->node))
+		goto fail;
+	cpus_read_unlock();
+	return buffer;
+fail:
+	cpus_read_unlock();
+	rb_release(buffer);
+	return NULL;
+}
+EXPORT_SYMBOL_GPL(__ring_buffer_alloc);
+
+/**
+ * ring_buffer_free - free a ring buffer
+ * @buffer: the buffer; nobody may use it any more
+ *
+ * Context: Process context, may sleep.
+ */
+void ring_buffer_free(struct trace_buffer *buffer)
+{
+	if (!buffer)
+		return;
+	cpuhp_state_remove_instance(CPUHP_TRACE_RB_PREPARE, &buffer->node);
+	rb_release(buffer);
+}
+EXPORT_SYMBOL_GPL(ring_buffer_free);
+
+/**
+ * trace_rb_cpu_prepare - give a CPU that comes online a ring
+ * @cpu: the CPU
+ * @node: the buffer's hotplug instance
+ *
+ * Context: CPU hotplug, process context.
+ * Return: 0 or -ENOMEM.
+ */
+int trace_rb_cpu_prepare(unsigned int cpu, struct hlist_node *node)
+{
+	struct trace_buffer *buffer;
+	int ret;
+
+	buffer = hlist_entry_safe(node, struct trace_buffer, node);
+	if (!buffer)
+		return 0;
+	mutex_lock(&buffer->mutex);
+	ret = rb_cpu_add(buffer, cpu);
+	mutex_unlock(&buffer->mutex);
+	return ret;
+}
+
+/* Keep writers of @cb out; every writer that was inside has left. */
+static void rb_hold_writers(struct rb_cpu *cb)
+{
+	atomic_inc(&cb->record_disabled);
+	synchronize_rcu();
+}
+
+static void rb_release_writers(struct rb_cpu *cb)
+{
+	atomic_dec(&cb->record_disabled);
+}
+
+static bool rb_any_iter(struct trace_buffer *buffer, int cpu_id)
+{
+	int cpu;
+
+	for_each_cpu(cpu, buffer->cpumask) {
+		if ((cpu_id == RING_BUFFER_ALL_CPUS || cpu == cpu_id) &&
+		    atomic_read(&per_cpu_ptr(buffer->slots, cpu)->cb->iters))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Move the newest sub-buffers of @cb into @ring (@nr slots), fill the
+ * other slots with @spare pages and make the ring current.  Sub-buffers
+ * that do not fit are lost and counted as overrun.  Writers held off,
+ * reader_lock held.  Returns the number of spare pages used.
+ */
+static unsigned long rb_rebuild(struct rb_cpu *cb, struct rb_subbuf *ring,
+				unsigned long nr, struct rb_data_page **spare)
+{
+	unsigned long last = rb_pseq(cb, local64_read(&cb->write));
+	unsigned long head = atomic_long_read(&cb->head);
+	unsigned long first = head, used = 0, s, i;
+
+	if (last - head >= nr)
+		first = last - nr + 1;
+	for (s = head; s != first; s++) {
+		struct rb_subbuf *old = rb_slot_of(cb, s);
+
+		local_add(local_read(&old->cum) - old->retired, &cb->overrun);
+	}
+	for (s = first; s != last + 1; s++) {
+		struct rb_subbuf *old = rb_slot_of(cb, s);
+
+		ring[s % nr] = *old;
+		old->page = NULL;
+	}
+	for (i = 0; i < nr; i++) {
+		if (ring[i].page)
+			continue;
+		ring[i].page = spare[used++];
+		/* The next seq after last that lands in slot i. */
+		s = last + 1 + (i + nr - (last + 1) % nr) % nr;
+		rb_slot_clear(&ring[i], s, nr);
+	}
+	cb->tail = &ring[last % nr];
+	cb->subbufs = ring;
+	cb->nr = nr;
+	atomic_long_set(&cb->head, first);
+	rb_rd_sync(cb);
+	return used;
+}
+
+static int rb_resize_cpu(struct rb_cpu *cb, unsigned long nr)
+{
+	struct rb_data_page **spare;
+	struct rb_subbuf *ring, *old;
+	unsigned long i, n = 0, used, old_nr = cb->nr;
+	int ret = -ENOMEM;
+
+	if (nr == old_nr)
+		return 0;
+	ring = kcalloc_node(nr, sizeof(*ring), GFP_KERNEL, cpu_to_node(cb->cpu));
+	spare = kcalloc(nr + old_nr, sizeof(*spare), GFP_KERNEL);
+	if (!ring || !spare)
+		goto out;
+	for (; n < nr; n++) {
+		spare[n] = rb_page_alloc(cb->cpu, cb->order,
+					 GFP_KERNEL | __GFP_RETRY_MAYFAIL);
+		if (!spare[n])
+			goto out;
+	}
+	rb_hold_writers(cb);
+	raw_spin_lock_irq(&cb->reader_lock);
+	old = cb->subbufs;
+	used = rb_rebuild(cb, ring, nr, spare);
+	raw_spin_unlock_irq(&cb->reader_lock);
+	rb_release_writers(cb);
+	/* Pages the new ring did not take over go back with the spares. */
+	for (i = 0; i < old_nr; i++)
+		rb_page_free(old[i].page, cb->order);
+	kfree(old);
+	ring = NULL;
+	ret = 0;
+	for (i = 0; i < used; i++)
+		spare[i] = NULL;
+out:
+	for (i = 0; i < n; i++)
+		rb_page_free(spare ? spare[i] : NULL, cb->order);
+	kfree(spare);
+	kfree(ring);
+	return ret;
+}
+
+/**
+ * ring_buffer_resize - change the size of the per-CPU rings
+ * @buffer: the buffer
+ * @size: new size in bytes of each ring concerned (clamped to 2 sub-buffers)
+ * @cpu_id: one CPU, or RING_BUFFER_ALL_CPUS
+ *
+ * The newest events that fit are kept; events that no longer fit count as
+ * overrun.  Safe while writers and readers run.
+ *
+ * Context: Process context, may sleep.
+ * Return: 0 (also for a CPU the buffer does not have), -EBUSY while an
+ * iterator is open, -ENOMEM.
+ */
+int ring_buffer_resize(struct trace_buffer *buffer, unsigned long size,
+		       int cpu_id)
+{
+	unsigned long cap, nr;
+	int cpu, ret = 0;
+
+	if (!buffer)
+		return 0;
+	if (cpu_id != RING_BUFFER_ALL_CPUS && !rb_cpu_get(buffer, cpu_id))
+		return 0;
+	cpus_read_lock();
+	mutex_lock(&buffer->mutex);
+	cap = (PAGE_SIZE << buffer->order) - RB_HDR_BYTES;
+	nr = max(DIV_ROUND_UP(size, cap), 2UL);
+	if (rb_any_iter(buffer, cpu_id)) {
+		ret = -EBUSY;
+		goto out;
+	}
+	for_each_cpu(cpu, buffer->cpumask) {
+		if (cpu_id != RING_BUFFER_ALL_CPUS && cpu != cpu_id)
+			continue;
+		ret = rb_resize_cpu(per_cpu_ptr(buffer->slots, cpu)->cb, nr);
+		if (ret)
+			goto out;
+	}
+	if (cpu_id == RING_BUFFER_ALL_CPUS)
+		buffer->nr_default = nr;
+out:
+	mutex_unlock(&buffer->mutex);
+	cpus_read_unlock();
+	return ret;
+}
+EXPORT_SYMBOL_GPL(ring_buffer_resize);
+
+/**
+ * ring_buffer_change_overwrite - switch between overwrite and
+ *	producer/consumer mode
+ * @buffer: the buffer
+ * @val: non-zero to overwrite the oldest events when full
+ *
+ * Takes effect for the next sub-buffer change of each writer.
+ *
+ * Context: Any context.
+ */
+void ring_buffer_change_overwrite(struct trace_buffer *buffer, int val)
+{
+	unsigned int flags = READ_ONCE(buffer->flags);
+
+	if (val)
+		flags |= RB_FL_OVERWRITE;
+	else
+		flags &= ~RB_FL_OVERWRITE;
+	WRITE_ONCE(buffer->flags, flags);
+}
+EXPORT_SYMBOL_GPL(ring_buffer_change_overwrite);
+
+static void rb_reset_one(struct rb_cpu *cb)
+{
+	raw_spin_lock_irq(&cb->reader_lock);
+	rb_cpu_clear(cb);
+	raw_spin_unlock_irq(&cb->reader_lock);
+}
+
+/**
+ * ring_buffer_reset_cpu - empty one CPU's ring and zero its counters
+ * @buffer: the buffer
+ * @cpu: the CPU
+ *
+ * Context: Process context, may sleep.
+ */
+void ring_buffer_reset_cpu(struct trace_buffer *buffer, int cpu)
+{
+	struct rb_cpu *cb = rb_cpu_get(buffer, cpu);
+
+	if (!cb)
+		return;
+	mutex_lock(&buffer->mutex);
+	rb_hold_writers(cb);
+	rb_reset_one(cb);
+	rb_release_writers(cb);
+	mutex_unlock(&buffer->mutex);
+}
+EXPORT_SYMBOL_GPL(ring_buffer_reset_cpu);
+
+static void rb_reset_mask(struct trace_buffer *buffer,
+			  const struct cpumask *mask)
+{
+	int cpu;
+
+	mutex_lock(&buffer->mutex);
+	for_each_cpu_and(cpu, buffer->cpumask, mask)
+		atomic_inc(&per_cpu_ptr(buffer->slots, cpu)->cb->record_disabled);
+	synchronize_rcu();
+	for_each_cpu_and(cpu, buffer->cpumask, mask) {
+		struct rb_cpu *cb = per_cpu_ptr(buffer->slots, cpu)->cb;
+
+		rb_reset_one(cb);
+		rb_release_writers(cb);
+	}
+	mutex_unlock(&buffer->mutex);
+}
+
+/**
+ * ring_buffer_reset_online_cpus - empty the rings of the online CPUs
+ * @buffer: the buffer
+ *
+ * Context: Process context, may sleep.
+ */
+void ring_buffer_reset_online_cpus(struct trace_buffer *buffer)
+{
+	rb_reset_mask(buffer, cpu_online_mask);
+}
+EXPORT_SYMBOL_GPL(ring_buffer_reset_online_cpus);
+
+/**
+ * ring_buffer_reset - empty every ring of the buffer
+ * @buffer: the buffer
+ *
+ * Context: Process context, may sleep.
+ */
+void ring_buffer_reset(struct trace_buffer *buffer)
+{
+	rb_reset_mask(buffer, cpu_possible_mask);
+}
+EXPORT_SYMBOL_GPL(ring_buffer_reset);
+
+#ifdef CONFIG_RING_BUFFER_ALLOW_SWAP
+/**
+ * ring_buffer_swap_cpu - exchange one CPU's ring between two buffers
+ * @buffer_a: one buffer
+ * @buffer_b: the other
+ * @cpu: the CPU
+ *
+ * Used for the max-latency snapshot.  A writer that is in the middle of an
+ * event finishes it in the ring it started in.
+ *
+ * Context: Any context but NMI; does not sleep.
+ * Return: 0, -EINVAL when the CPU is missing or the rings differ in size,
+ * -EAGAIN when recording is disabled on either side.
+ */
+int ring_buffer_swap_cpu(struct trace_buffer *buffer_a,
+			 struct trace_buffer *buffer_b, int cpu)
+{
+	struct rb_cpu *ca = rb_cpu_get(buffer_a, cpu);
+	struct rb_cpu *cb = rb_cpu_get(buffer_b, cpu);
+
+	if (!ca || !cb || ca->nr != cb->nr || ca->order != cb->order)
+		return -EINVAL;
+	if (atomic_read(&buffer_a->record_disabled) ||
+	    atomic_read(&buffer_b->record_disabled) ||
+	    atomic_read(&ca->record_disabled) ||
+	    atomic_read(&cb->record_disabled))
+		return -EAGAIN;
+	if (atomic_read(&ca->iters) || atomic_read(&cb->iters))
+		return -EBUSY;
+	WRITE_ONCE(per_cpu_ptr(buffer_a->slots, cpu)->cb, cb);
+	WRITE_ONCE(per_cpu_ptr(buffer_b->slots, cpu)->cb, ca);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(ring_buffer_swap_cpu);
+#endif
+
+/**
+ * ring_buffer_subbuf_order_get - sub-buffer size as a page order
+ * @buffer: the buffer
+ *
+ * Context: Any context.
+ * Return: the order, or -EINVAL without a buffer.
+ */
+int ring_buffer_subbuf_order_get(struct trace_buffer *buffer)
+{
+	return buffer ? READ_ONCE(buffer->order) : -EINVAL;
+}
+EXPORT_SYMBOL_GPL(ring_buffer_subbuf_order_get);
+
+/**
+ * ring_buffer_subbuf_size_get - sub-buffer size in bytes
+ * @buffer: the buffer
+ *
+ * Context: Any context.
+ * Return: the size, header included.
+ */
+int ring_buffer_subbuf_size_get(struct trace_buffer *buffer)
+{
+	return PAGE_SIZE << READ_ONCE(buffer->order);
+}
+EXPORT_SYMBOL_GPL(ring_buffer_subbuf_size_get);
+
+/* Give @cb new sub-buffers of @order, empty; counters stay. */
+static int rb_reorder_cpu(struct rb_cpu *cb, unsigned int order,
+			  unsigned long size)
+{
+	unsigned long cap = (PAGE_SIZE << order) - RB_HDR_BYTES;
+	unsigned long nr = max(DIV_ROUND_UP(size, cap), 2UL);
+	struct rb_subbuf *ring = rb_alloc_ring(cb->cpu, nr, order);
+	struct rb_data_page *copy = rb_page_alloc(cb->cpu, order, GFP_KERNEL);
+	struct rb_subbuf *old_ring;
+	struct rb_data_page *old_copy;
+	unsigned long keep[4];
+	unsigned int old_order;
+	unsigned long old_nr;
+
+	if (!ring || !copy) {
+		rb_free_ring(ring, nr, order);
+		rb_page_free(copy, order);
+		return -ENOMEM;
+	}
+	rb_hold_writers(cb);
+	raw_spin_lock_irq(&cb->reader_lock);
+	keep[0] = local_read(&cb->committed);
+	keep[1] = rb_overrun(cb);
+	keep[2] = cb->read;
+	keep[3] = local_read(&cb->dropped) + local_read(&cb->commit_overrun);
+	old_ring = cb->subbufs;
+	old_copy = cb->rd.copy;
+	old_order = cb->order;
+	old_nr = cb->nr;
+	cb->subbufs = ring;
+	cb->nr = nr;
+	cb->rd.copy = copy;
+	rb_set_geometry(cb, order);
+	rb_cpu_clear(cb);
+	local_set(&cb->committed, keep[0]);
+	local_set(&cb->overrun, keep[1]);
+	cb->read = keep[2];
+	cb->lost_seen = keep[1];
+	local_set(&cb->dropped, keep[3] - local_read(&cb->commit_overrun));
+	raw_spin_unlock_irq(&cb->reader_lock);
+	rb_release_writers(cb);
+	rb_free_ring(old_ring, old_nr, old_order);
+	rb_page_free(old_copy, old_order);
+	return 0;
+}
+
+/**
+ * ring_buffer_subbuf_order_set - change the sub-buffer size
+ * @buffer: the buffer
+ * @order: new size as a page order; at most 1 MiB
+ *
+ * Every event in the buffer is thrown away; the counters are kept.  The
+ * ring keeps (about) the same size in bytes.
+ *
+ * Context: Process context, may sleep.
+ * Return: 0, -EINVAL for a bad order, -EBUSY while an iterator is open,
+ * -ENOMEM.
+ */
+int ring_buffer_subbuf_order_set(struct trace_buffer *buffer, int order)
+{
+	int cpu, ret = 0;
+
+	if (!buffer || order < 0 || (PAGE_SIZE << order) > RB_SUBBUF_MAX ||
+	    (PAGE_SIZE << order) <= RB_HDR_BYTES)
+		return -EINVAL;
+	if (order == READ_ONCE(buffer->order))
+		return 0;
+	cpus_read_lock();
+	mutex_lock(&buffer->mutex);
+	if (rb_any_iter(buffer, RING_BUFFER_ALL_CPUS)) {
+		ret = -EBUSY;
+		goto out;
+	}
+	for_each_cpu(cpu, buffer->cpumask) {
+		struct rb_cpu *cb = per_cpu_ptr(buffer->slots, cpu)->cb;
+
+		ret = rb_reorder_cpu(cb, order, cb->nr * (unsigned long)cb->cap);
+		if (ret)
+			goto out;
+	}
+	buffer->nr_default = max(DIV_ROUND_UP(buffer->nr_default *
+			((PAGE_SIZE << buffer->order) - RB_HDR_BYTES),
+			(PAGE_SIZE << order) - RB_HDR_BYTES), 2UL);
+	WRITE_ONCE(buffer->order, order);
+	rb_update_max_len(buffer);
+out:
+	mutex_unlock(&buffer->mutex);
+	cpus_read_unlock();
+	return ret;
+}
+EXPORT_SYMBOL_GPL(ring_buffer_subbuf_order_set);
+
+/* ---------------------------------------------------------------------
+ * Recording on and off
+ */
+
+/**
+ * ring_buffer_record_disable - stop writes to the buffer (nests)
+ * @buffer: the buffer
+ *
+ * Writers already inside a reserve finish; use synchronize_rcu() to wait
+ * for them.
+ *
+ * Context: Any context.
+ */
+void ring_buffer_record_disable(struct trace_buffer *buffer)
+{
+	atomic_inc(&buffer->record_disabled);
+}
+EXPORT_SYMBOL_GPL(ring_buffer_record_disable);
+
+/**
+ * ring_buffer_record_enable - undo one ring_buffer_record_disable()
+ * @buffer: the buffer
+ *
+ * Context: Any context.
+ */
+void ring_buffer_record_enable(struct trace_buffer *buffer)
+{
+	atomic_dec(&buffer->record_disabled);
+}
+EXPORT_SYMBOL_GPL(ring_buffer_record_enable);
+
+/**
+ * ring_buffer_record_off - switch recording off, whatever the nesting
+ * @buffer: the buffer
+ *
+ * Context: Any context.
+ */
+void ring_buffer_record_off(struct trace_buffer *buffer)
+{
+	atomic_or(RB_RECORD_OFF, &buffer->record_disabled);
+}
+EXPORT_SYMBOL_GPL(ring_buffer_record_off);
+
+/**
+ * ring_buffer_record_on - undo ring_buffer_record_off()
+ * @buffer: the buffer
+ *
+ * Recording resumes only if no record_disable() is outstanding.
+ *
+ * Context: Any context.
+ */
+void ring_buffer_record_on(struct trace_buffer *buffer)
+{
+	atomic_andnot(RB_RECORD_OFF, &buffer->record_disabled);
+}
+EXPORT_SYMBOL_GPL(ring_buffer_record_on);
+
+/**
+ * ring_buffer_record_is_on - would a write be recorded now?
+ * @buffer: the buffer
+ *
+ * Context: Any context.
+ * Return: true if neither record_off() nor record_disable() is in effect.
+ */
+bool ring_buffer_record_is_on(struct trace_buffer *buffer)
+{
+	return !atomic_read(&buffer->record_disabled);
+}
+EXPORT_SYMBOL_GPL(ring_buffer_record_is_on);
+
+/**
+ * ring_buffer_record_is_set_on - is recording switched on?
+ * @buffer: the buffer
+ *
+ * Unlike ring_buffer_record_is_on() this ignores record_disable().
+ *
+ * Context: Any context.
+ * Return: true unless ring_buffer_record_off() is in effect.
+ */
+bool ring_buffer_record_is_set_on(struct trace_buffer *buffer)
+{
+	return !(atomic_read(&buffer->record_disabled) & RB_RECORD_OFF);
+}
+EXPORT_SYMBOL_GPL(ring_buffer_record_is_set_on);
+
+/**
+ * ring_buffer_record_disable_cpu - stop writes on one CPU (nests)
+ * @buffer: the buffer
+ * @cpu: the CPU
+ *
+ * Context: Any context.
+ */
+void ring_buffer_record_disable_cpu(struct trace_buffer *buffer, int cpu)
+{
+	struct rb_cpu *cb = rb_cpu_get(buffer, cpu);
+
+	if (cb)
+		atomic_inc(&cb->record_disabled);
+}
+EXPORT_SYMBOL_GPL(ring_buffer_record_disable_cpu);
+
+/**
+ * ring_buffer_record_enable_cpu - undo ring_buffer_record_disable_cpu()
+ * @buffer: the buffer
+ * @cpu: the CPU
+ *
+ * Context: Any context.
+ */
+void ring_buffer_record_enable_cpu(struct trace_buffer *buffer, int cpu)
+{
+	struct rb_cpu *cb = rb_cpu_get(buffer, cpu);
+
+	if (cb)
+		atomic_dec(&cb->record_disabled);
+}
+EXPORT_SYMBOL_GPL(ring_buffer_record_enable_cpu);
+
+/* ---------------------------------------------------------------------
+ * Counters and state
+ */
+
+/**
+ * ring_buffer_empty_cpu - is there nothing to read on a CPU?
+ * @buffer: the buffer
+ * @cpu: the CPU
+ *
+ * Context: Any context; from NMI it may answer "not empty" when the
+ * reader lock is busy.
+ * Return: true if a consuming read would find no event.
+ */
+bool ring_buffer_empty_cpu(struct trace_buffer *buffer, int cpu)
+{
+	struct rb_cpu *cb = rb_cpu_get(buffer, cpu);
+	unsigned long flags;
+	bool empty;
+	u64 ts;
+
+	if (!cb)
+		return true;
+	if (!rb_lock(cb, &flags))
+		return false;
+	empty = !rb_rd_peek(buffer, cb, &ts);
+	rb_unlock(cb, flags);
+	return empty;
+}
+EXPORT_SYMBOL_GPL(ring_buffer_empty_cpu);
+
+/**
+ * ring_buffer_empty - is there nothing to read on any CPU?
+ * @buffer: the buffer
+ *
+ * Context: Any context.
+ * Return: true if every CPU's ring is empty.
+ */
+bool ring_buffer_empty(struct trace_buffer *buffer)
+{
+	int cpu;
+
+	for_each_cpu(cpu, buffer->cpumask) {
+		if (!ring_buffer_empty_cpu(buffer, cpu))
+			return false;
+	}
+	return true;
+}
+EXPORT_SYMBOL_GPL(ring_buffer_empty);
+
+/**
+ * ring_buffer_entries_cpu - events in a CPU's ring not yet read
+ * @buffer: the buffer
+ * @cpu: the CPU
+ *
+ * Context: Any context.
+ * Return: committed - read - overrun, or 0 for a bad CPU.
+ */
+unsigned long ring_buffer_entries_cpu(struct trace_buffer *buffer, int cpu)
+{
+	struct rb_cpu *cb = rb_cpu_get(buffer, cpu);
+	long n;
+
+	if (!cb)
+		return 0;
+	n = local_read(&cb->committed) - READ_ONCE(cb->read) - rb_overrun(cb);
+	return n > 0 ? n : 0;
+}
+EXPORT_SYMBOL_GPL(ring_buffer_entries_cpu);
+
+/**
+ * ring_buffer_overrun_cpu - events overwritten before they were read
+ * @buffer: the buffer
+ * @cpu: the CPU
+ *
+ * Context: Any context.
+ * Return: the count, or 0 for a bad CPU.
+ */
+unsigned long ring_buffer_overrun_cpu(struct trace_buffer *buffer, int cpu)
+{
+	struct rb_cpu *cb = rb_cpu_get(buffer, cpu);
+
+	return cb ? rb_overrun(cb) : 0;
+}
+EXPORT_SYMBOL_GPL(ring_buffer_overrun_cpu);
+
+/**
+ * ring_buffer_commit_overrun_cpu - events refused because the writer
+ *	caught up with a sub-buffer still being written (nested writers)
+ * @buffer: the buffer
+ * @cpu: the CPU
+ *
+ * Context: Any context.
+ * Return: the count, or 0 for a bad CPU.
+ */
+unsigned long ring_buffer_commit_overrun_cpu(struct trace_buffer *buffer,
+					     int cpu)
+{
+	struct rb_cpu *cb = rb_cpu_get(buffer, cpu);
+
+	return cb ? local_read(&cb->commit_overrun) : 0;
+}
+EXPORT_SYMBOL_GPL(ring_buffer_commit_overrun_cpu);
+
+/**
+ * ring_buffer_dropped_events_cpu - events refused because the ring was
+ *	full in producer/consumer mode
+ * @buffer: the buffer
+ * @cpu: the CPU
+ *
+ * Context: Any context.
+ * Return: the count, or 0 for a bad CPU.
+ */
+unsigned long ring_buffer_dropped_events_cpu(struct trace_buffer *buffer,
+					     int cpu)
+{
+	struct rb_cpu *cb = rb_cpu_get(buffer, cpu);
+
+	return cb ? local_read(&cb->dropped) : 0;
+}
+EXPORT_SYMBOL_GPL(ring_buffer_dropped_events_cpu);
+
+/**
+ * ring_buffer_read_events_cpu - events consumed by readers
+ * @buffer: the buffer
+ * @cpu: the CPU
+ *
+ * Context: Any context.
+ * Return: the count, or 0 for a bad CPU.
+ */
+unsigned long ring_buffer_read_events_cpu(struct trace_buffer *buffer,
+					  int cpu)
+{
+	struct rb_cpu *cb = rb_cpu_get(buffer, cpu);
+
+	return cb ? READ_ONCE(cb->read) : 0;
+}
+EXPORT_SYMBOL_GPL(ring_buffer_read_events_cpu);
+
+/**
+ * ring_buffer_entries - events not yet read, all CPUs
+ * @buffer: the buffer
+ *
+ * Context: Any context.
+ * Return: the sum of ring_buffer_entries_cpu().
+ */
+unsigned long ring_buffer_entries(struct trace_buffer *buffer)
+{
+	unsigned long n = 0;
+	int cpu;
+
+	for_each_cpu(cpu, buffer->cpumask)
+		n += ring_buffer_entries_cpu(buffer, cpu);
+	return n;
+}
+EXPORT_SYMBOL_GPL(ring_buffer_entries);
+
+/**
+ * ring_buffer_overruns - events overwritten, all CPUs
+ * @buffer: the buffer
+ *
+ * Context: Any context.
+ * Return: the sum of ring_buffer_overrun_cpu().
+ */
+unsigned long ring_buffer_overruns(struct trace_buffer *buffer)
+{
+	unsigned long n = 0;
+	int cpu;
+
+	for_each_cpu(cpu, buffer->cpumask)
+		n += ring_buffer_overrun_cpu(buffer, cpu);
+	return n;
+}
+EXPORT_SYMBOL_GPL(ring_buffer_overruns);
+
+/**
+ * ring_buffer_bytes_cpu - bytes of events in a CPU's ring not yet read
+ * @buffer: the buffer
+ * @cpu: the CPU
+ *
+ * Context: Any context but NMI.
+ * Return: the byte count (time and padding events included), 0 for a bad
+ * CPU.
+ */
+unsigned long ring_buffer_bytes_cpu(struct trace_buffer *buffer, int cpu)
+{
+	struct rb_cpu *cb = rb_cpu_get(buffer, cpu);
+	unsigned long flags, bytes = 0, s, last;
+	u64 commit;
+
+	if (!cb)
+		return 0;
+	raw_spin_lock_irqsave(&cb->reader_lock, flags);
+	rb_rd_sync(cb);
+	commit = local64_read(&cb->commit);
+	last = rb_pseq(cb, commit);
+	for (s = cb->rd.seq; rb_seq_before(s, last); s++)
+		bytes += READ_ONCE(rb_slot_of(cb, s)->end);
+	bytes += rb_poff(cb, commit);
+	bytes -= min_t(unsigned long, bytes, cb->rd.off);
+	raw_spin_unlock_irqrestore(&cb->reader_lock, flags);
+	return bytes;
+}
+EXPORT_SYMBOL_GPL(ring_buffer_bytes_cpu);
+
+/**
+ * ring_buffer_oldest_event_ts - stamp of the oldest unread event of a CPU
+ * @buffer: the buffer
+ * @cpu: the CPU
+ *
+ * Context: Any context but NMI.
+ * Return: the stamp, or 0 when the ring is empty or the CPU bad.
+ */
+u64 ring_buffer_oldest_event_ts(struct trace_buffer *buffer, int cpu)
+{
+	struct rb_cpu *cb = rb_cpu_get(buffer, cpu);
+	unsigned long flags;
+	u64 ts = 0;
+
+	if (!cb)
+		return 0;
+	raw_spin_lock_irqsave(&cb->reader_lock, flags);
+	if (!rb_rd_peek(buffer, cb, &ts))
+		ts = 0;
+	raw_spin_unlock_irqrestore(&cb->reader_lock, flags);
+	return ts;
+}
+EXPORT_SYMBOL_GPL(ring_buffer_oldest_event_ts);
+
+/**
+ * ring_buffer_nr_dirty_pages - sub-buffers written and not yet read
+ * @buffer: the buffer
+ * @cpu: the CPU
+ *
+ * The sub-buffer the writer is on does not count.
+ *
+ * Context: Any context.
+ * Return: the count, or 0 for a bad CPU.
+ */
+size_t ring_buffer_nr_dirty_pages(struct trace_buffer *buffer, int cpu)
+{
+	struct rb_cpu *cb = rb_cpu_get(buffer, cpu);
+	long n;
+
+	if (!cb)
+		return 0;
+	n = rb_pseq(cb, local64_read(&cb->commit)) -
+	    atomic_long_read(&cb->head);
+	return n > 0 ? n : 0;
+}
+EXPORT_SYMBOL_GPL(ring_buffer_nr_dirty_pages);
+
+/**
+ * ring_buffer_size - size of a CPU's ring
+ * @buffer: the buffer
+ * @cpu: the CPU
+ *
+ * Context: Any context.
+ * Return: bytes of event data the ring holds, or 0 for a bad CPU.
+ */
+unsigned long ring_buffer_size(struct trace_buffer *buffer, int cpu)
+{
+	struct rb_cpu *cb = rb_cpu_get(buffer, cpu);
+
+	return cb ? cb->nr * cb->cap : 0;
+}
+EXPORT_SYMBOL_GPL(ring_buffer_size);
+
+/**
+ * ring_buffer_max_event_size - largest payload a write can carry
+ * @buffer: the buffer
+ *
+ * Context: Any context.
+ * Return: the size in bytes.
+ */
+unsigned long ring_buffer_max_event_size(struct trace_buffer *buffer)
+{
+	return READ_ONCE(buffer->max_len);
+}
+EXPORT_SYMBOL_GPL(ring_buffer_max_event_size);
+
+/* ---------------------------------------------------------------------
+ * Clock
+ */
+
+/**
+ * ring_buffer_time_stamp - read the buffer's clock
+ * @buffer: the buffer
+ *
+ * Context: Any context.
+ * Return: the current time of the buffer's clock.
+ */
+u64 ring_buffer_time_stamp(struct trace_buffer *buffer)
+{
+	u64 t;
+
+	preempt_disable_notrace();
+	t = rb_clock(buffer);
+	preempt_enable_notrace();
+	return t;
+}
+EXPORT_SYMBOL_GPL(ring_buffer_time_stamp);
+
+/**
+ * ring_buffer_normalize_time_stamp - convert a stamp to nanoseconds
+ * @buffer: the buffer
+ * @cpu: the CPU it came from
+ * @ts: the stamp, converted in place
+ *
+ * Stamps are stored as the clock returns them, so there is nothing to do.
+ *
+ * Context: Any context.
+ */
+void ring_buffer_normalize_time_stamp(struct trace_buffer *buffer,
+				      int cpu, u64 *ts)
+{
+}
+EXPORT_SYMBOL_GPL(ring_buffer_normalize_time_stamp);
+
+/**
+ * ring_buffer_set_clock - choose the clock for time stamps
+ * @buffer: the buffer
+ * @clock: the clock
+ *
+ * Context: Any context; callers reset the buffer afterwards.
+ */
+void ring_buffer_set_clock(struct trace_buffer *buffer, u64 (*clock)(void))
+{
+	WRITE_ONCE(buffer->clock, clock);
+}
+EXPORT_SYMBOL_GPL(ring_buffer_set_clock);
+
+/**
+ * ring_buffer_set_time_stamp_abs - give every event an absolute stamp
+ * @buffer: the buffer
+ * @abs: true for absolute stamps
+ *
+ * Context: Process context (callers reset the buffer around it).
+ */
+void ring_buffer_set_time_stamp_abs(struct trace_buffer *buffer, bool abs)
+{
+	WRITE_ONCE(buffer->abs_ts, abs);
+	rb_update_max_len(buffer);
+}
+EXPORT_SYMBOL_GPL(ring_buffer_set_time_stamp_abs);
+
+/**
+ * ring_buffer_time_stamp_abs - are stamps absolute?
+ * @buffer: the buffer
+ *
+ * Context: Any context.
+ * Return: the mode set by ring_buffer_set_time_stamp_abs().
+ */
+bool ring_buffer_time_stamp_abs(struct trace_buffer *buffer)
+{
+	return READ_ONCE(buffer->abs_ts);
+}
+EXPORT_SYMBOL_GPL(ring_buffer_time_stamp_abs);
+
+/* ---------------------------------------------------------------------
+ * Waiting for data
+ */
+
+static struct rb_waiter *rb_waiter_of(struct trace_buffer *buffer, int cpu)
+{
+	if (cpu == RING_BUFFER_ALL_CPUS)
+		return &buffer->waiter;
+	if (!rb_cpu_get(buffer, cpu))
+		return NULL;
+	return &per_cpu_ptr(buffer->slots, cpu)->waiter;
+}
+
+static void rb_arm(struct rb_waiter *wt, int full)
+{
+	if (!READ_ONCE(wt->armed) || full < READ_ONCE(wt->full))
+		WRITE_ONCE(wt->full, full);
+	WRITE_ONCE(wt->armed, true);
+	/* Arm before testing for data; see rb_wakeups(). */
+	smp_mb();
+}
+
+static bool rb_wait_ready(struct trace_buffer *buffer, int cpu, int full)
+{
+	if (cpu == RING_BUFFER_ALL_CPUS)
+		return !ring_buffer_empty(buffer);
+	if (ring_buffer_empty_cpu(buffer, cpu))
+		return false;
+	return rb_full_hit(rb_cpu_get(buffer, cpu), full);
+}
+
+static bool rb_wait_once(void *data)
+{
+	bool *woken = data;
+
+	if (*woken)
+		return true;
+	*woken = true;
+	return false;
+}
+
+/**
+ * ring_buffer_wait - wait for data in the buffer
+ * @buffer: the buffer
+ * @cpu: a CPU, or RING_BUFFER_ALL_CPUS
+ * @full: percentage of the ring that must be filled first (one CPU only)
+ * @cond: extra condition that ends the wait; NULL ends it at the first
+ *	wake-up
+ * @data: argument of @cond
+ *
+ * Context: Process context, sleeps.
+ * Return: 0, -EINTR on a signal, -ENODEV for a bad CPU.
+ */
+int ring_buffer_wait(struct trace_buffer *buffer, int cpu, int full,
+		     ring_buffer_cond_fn cond, void *data)
+{
+	struct rb_waiter *wt = rb_waiter_of(buffer, cpu);
+	bool woken = false;
+	DEFINE_WAIT(w);
+	int ret = 0;
+
+	if (!wt)
+		return -ENODEV;
+	if (cpu == RING_BUFFER_ALL_CPUS)
+		full = 0;
+	if (!cond) {
+		cond = rb_wait_once;
+		data = &woken;
+	}
+	for (;;) {
+		prepare_to_wait(&wt->wq, &w, TASK_INTERRUPTIBLE);
+		rb_arm(wt, full);
+		if (rb_wait_ready(buffer, cpu, full) || cond(data))
+			break;
+		if (signal_pending(current)) {
+			ret = -EINTR;
+			break;
+		}
+		schedule();
+	}
+	finish_wait(&wt->wq, &w);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(ring_buffer_wait);
+
+/**
+ * ring_buffer_poll_wait - poll support for readers of the buffer
+ * @buffer: the buffer
+ * @cpu: a CPU, or RING_BUFFER_ALL_CPUS
+ * @filp: the file being polled
+ * @poll_table: the poll table
+ * @full: percentage of the ring that must be filled (one CPU only)
+ *
+ * Context: Process context.
+ * Return: EPOLLIN | EPOLLRDNORM when there is data, 0 when not, EPOLLERR
+ * for a bad CPU.
+ */
+__poll_t ring_buffer_poll_wait(struct trace_buffer *buffer, int cpu,
+			       struct file *filp, poll_table *poll_table,
+			       int full)
+{
+	struct rb_waiter *wt = rb_waiter_of(buffer, cpu);
+
+	if (!wt)
+		return EPOLLERR;
+	if (cpu == RING_BUFFER_ALL_CPUS)
+		full = 0;
+	poll_wait(filp, &wt->wq, poll_table);
+	rb_arm(wt, full);
+	if (rb_wait_ready(buffer, cpu, full))
+		return EPOLLIN | EPOLLRDNORM;
+	return 0;
+}
+EXPORT_SYMBOL_GPL(ring_buffer_poll_wait);
+
+/**
+ * ring_buffer_wake_waiters - wake every waiter, data or not
+ * @buffer: the buffer
+ * @cpu: a CPU, or RING_BUFFER_ALL_CPUS for all of them
+ *
+ * Context: Any context.
+ */
+void ring_buffer_wake_waiters(struct trace_buffer *buffer, int cpu)
+{
+	int c;
+
+	if (!buffer)
+		return;
+	if (cpu != RING_BUFFER_ALL_CPUS) {
+		struct rb_waiter *wt = rb_waiter_of(buffer, cpu);
+
+		if (wt)
+			rb_kick(wt);
+		return;
+	}
+	rb_kick(&buffer->waiter);
+	for_each_cpu(c, buffer->cpumask)
+		rb_kick(&per_cpu_ptr(buffer->slots, c)->waiter);
+}
+EXPORT_SYMBOL_GPL(ring_buffer_wake_waiters);
+
+/* ---------------------------------------------------------------------
+ * Format descriptions for user space (events/header_*)
+ */
+
+/**
+ * ring_buffer_print_entry_header - describe the event header
+ * @s: where to print
+ *
+ * Context: Process context.
+ * Return: non-zero if everything fit into @s.
+ */
+int ring_buffer_print_entry_header(struct trace_seq *s)
+{
+	static const struct {
+		const char *name;
+		int type;
+	} special[] = {
+		{ "padding     : type == ", RINGBUF_TYPE_PADDING },
+		{ "time_extend : type == ", RINGBUF_TYPE_TIME_EXTEND },
+		{ "time_stamp : type == ", RINGBUF_TYPE_TIME_STAMP },
+		{ "data max type_len  == ", RINGBUF_TYPE_DATA_TYPE_LEN_MAX },
+	};
+	int i;
+
+	trace_seq_puts(s, "# compressed entry header\n"
+		       "\ttype_len    :    5 bits\n"
+		       "\ttime_delta  :   27 bits\n"
+		       "\tarray       :   32 bits\n\n");
+	for (i = 0; i < ARRAY_SIZE(special); i++)
+		trace_seq_printf(s, "\t%s%d\n", special[i].name,
+				 special[i].type);
+	return !trace_seq_has_overflowed(s);
+}
+
+/**
+ * ring_buffer_print_page_header - describe the sub-buffer header
+ * @buffer: the buffer (its sub-buffer size is part of the description)
+ * @s: where to print
+ *
+ * Context: Process context.
+ * Return: non-zero if everything fit into @s.
+ */
+int ring_buffer_print_page_header(struct trace_buffer *buffer,
+				  struct trace_seq *s)
+{
+	unsigned int commit_off = offsetof(struct rb_data_page, commit);
+	unsigned int data_size = (PAGE_SIZE << buffer->order) - RB_HDR_BYTES;
+	const char *fmt = "\tfield: %s;\toffset:%u;\tsize:%u;\tsigned:%u;\n";
+
+	trace_seq_printf(s, fmt, "u64 timestamp", 0U,
+			 (unsigned int)sizeof(u64), 0U);
+	trace_seq_printf(s, fmt, "local_t commit", commit_off,
+			 (unsigned int)sizeof(local_t), 1U);
+	trace_seq_printf(s, fmt, "int overwrite", commit_off, 1U, 1U);
+	trace_seq_printf(s, fmt, "char data", (unsigned int)RB_HDR_BYTES,
+			 data_size, (unsigned int)is_signed_type(char));
+	return !trace_seq_has_overflowed(s);
+}
+
+/* ---------------------------------------------------------------------
+ * Not implemented yet: user-space mapping and persistent boot buffers
+ */
+
+/**
+ * __ring_buffer_alloc_range - allocate a buffer in a fixed memory range
+ * @size: unused
+ * @flags: unused
+ * @order: unused
+ * @start: unused
+ * @range_size: unused
+ * @key: unused
+ *
+ * Persistent boot buffers are not supported yet.
+ *
+ * Context: Process context.
+ * Return: NULL.
+ */
+struct trace_buffer *
+__ring_buffer_alloc_range(unsigned long size, unsigned int flags, int order,
+			  unsigned long start, unsigned long range_size,
+			  struct lock_class_key *key)
+{
+	return NULL;
+}
+EXPORT_SYMBOL_GPL(__ring_buffer_alloc_range);
+
+/**
+ * ring_buffer_last_boot_delta - time offset of a persistent buffer
+ * @buffer: the buffer, may be NULL
+ * @text: unused
+ * @data: unused
+ *
+ * Context: Any context.
+ * Return: false: no buffer holds data from a previous boot.
+ */
+bool ring_buffer_last_boot_delta(struct trace_buffer *buffer, long *text,
+				 long *data)
+{
+	return false;
+}
+EXPORT_SYMBOL_GPL(ring_buffer_last_boot_delta);
+
+/**
+ * ring_buffer_meta_seq_init - open the meta file of a persistent buffer
+ * @file: the file
+ * @buffer: the buffer
+ * @cpu: the CPU
+ *
+ * Context: Process context.
+ * Return: -ENODEV: there are no persistent buffers yet.
+ */
+int ring_buffer_meta_seq_init(struct file *file, struct trace_buffer *buffer,
+			      int cpu)
+{
+	return -ENODEV;
+}
+
+/**
+ * ring_buffer_map - map a CPU's ring into user space
+ * @buffer: the buffer
+ * @cpu: the CPU
+ * @vma: the mapping
+ *
+ * Context: Process context.
+ * Return: -EOPNOTSUPP: not implemented yet.
+ */
+int ring_buffer_map(struct trace_buffer *buffer, int cpu,
+		    struct vm_area_struct *vma)
+{
+	return -EOPNOTSUPP;
+}
+
+/**
+ * ring_buffer_map_dup - account a copied mapping
+ * @buffer: the buffer
+ * @cpu: the CPU
+ *
+ * Context: Process context.  Nothing is ever mapped, so nothing to do.
+ */
+void ring_buffer_map_dup(struct trace_buffer *buffer, int cpu)
+{
+}
+
+/**
+ * ring_buffer_unmap - undo ring_buffer_map()
+ * @buffer: the buffer
+ * @cpu: the CPU
+ *
+ * Context: Process context.
+ * Return: -ENODEV: nothing is mapped.
+ */
+int ring_buffer_unmap(struct trace_buffer *buffer, int cpu)
+{
+	return -ENODEV;
+}
+
+/**
+ * ring_buffer_map_get_reader - hand the next sub-buffer to the mapping
+ * @buffer: the buffer
+ * @cpu: the CPU
+ *
+ * Context: Process context.
+ * Return: -ENODEV: nothing is mapped.
+ */
+int ring_buffer_map_get_reader(struct trace_buffer *buffer, int cpu)
+{
+	return -ENODEV;
+}
