@@ -712,7 +712,8 @@ struct page *sim_alloc_pages(gfp_t f, unsigned int order)
 
 	if (sim_alloc_fails())
 		return NULL;
-	p = aligned_alloc(PAGE_SIZE, size);
+	/* the buddy allocator aligns a block to its size: so do we */
+	p = aligned_alloc(size, size);
 	if (p)
 		memset(p, (f & __GFP_ZERO) ? 0 : 0x5a, size);
 	return p;
