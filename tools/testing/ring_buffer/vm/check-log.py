@@ -34,7 +34,8 @@ RESULT = re.compile(r'^(not ok|ok) (\d+)(?: (?:- )?([^#]*?))?\s*(?:#\s*(.*))?$')
 BAD = re.compile(
     r'^(WARNING:|BUG:|Oops|kernel BUG at|general protection fault|'
     r'Kernel panic|UBSAN:|Unable to handle|INFO: task .* blocked|'
-    r'DEBUG_LOCKS_WARN_ON|.*rcu: INFO: .*stall|.*detected stalls? on CPU)')
+    r'DEBUG_LOCKS_WARN_ON|INFO: trying to register non-static key|'
+    r'.*rcu: INFO: .*stall|.*detected stalls? on CPU)')
 
 
 class Report:
@@ -182,6 +183,12 @@ def check_event_startup(lines, rep, with_function):
 def check_kernel_log(lines, rep):
     """One failure per report; print the report's first lines."""
     reports = [i for i, l in enumerate(lines) if BAD.match(l)]
+    # A stack dump with no report header above it is a report too.
+    for i, l in enumerate(lines):
+        if l.startswith('Call Trace:') and not any(0 < i - r < 80
+                                                   for r in reports):
+            reports.append(i)
+    reports.sort()
     for i in reports:
         rep.add(False, 'kernel log: report', lines[i].strip())
         print('# ---- kernel log around the report ----')

@@ -33,7 +33,11 @@ smp=${SMP:-2}
 timeout_s=${TIMEOUT:-900}
 mkdir -p "$out"
 # No "quiet": the host reads the startup tests' lines from the console.
-cmdline="console=ttyS0,115200 rbtest.mode=$mode panic=-1 ${APPEND:-}"
+cmdline="console=ttyS0,115200 rbtest.mode=$mode panic=-1"
+# make run: only warnings and worse on the console during the boot, so the
+# demo is not buried under thousands of startup-test lines (dmesg has them).
+[ "$mode" = run ] && cmdline+=" loglevel=5"
+cmdline+=" ${APPEND:-}"
 qemu=(qemu-system-x86_64 -accel "$accel" -smp "$smp" -m "${MEM:-1G}"
 	-kernel "$kernel" -initrd "$initrd" -append "$cmdline"
 	-no-reboot -display none -nodefaults -vga none)
@@ -66,6 +70,7 @@ test)
 	exit $rc
 	;;
 run)
+	msg "booting; the kernel's startup tests take a minute or two under TCG"
 	# tee keeps a copy; -serial stdio wants a terminal-less stdin too.
 	timeout -k 10 "$timeout_s" "${qemu[@]}" -monitor none -serial stdio \
 		</dev/null | tee "$out/console.log"

@@ -84,20 +84,9 @@ if [ $patch_ok = 1 ]; then
 fi
 
 # --- 3. kernels -----------------------------------------------------------------
-initrd=$out/initramfs.cpio
-bash "$VM_DIR/mkinitramfs.sh" "$initrd"
-for flavour in ${FLAVOURS:-normal debug}; do
-	name=boot-$flavour
-	obj=$BUILD/obj-$kind$([ "$flavour" = debug ] && echo -debug || true)
-	if [ $patch_ok = 0 ]; then
-		record fail "$name" "not run: the patch does not apply"
-		continue
-	fi
-	if ! bash "$VM_DIR/build-kernel.sh" "$kind" "$flavour"; then
-		record fail "$name: build" "see $obj/build.log"
-		continue
-	fi
-	record ok "$name: build"
+# boot_check FLAVOUR OBJ: boot one kernel and judge it (results appended).
+boot_check() {
+	local flavour=$1 obj=$2 name=boot-$1 tmo rc
 	# The debug kernel (KASAN, lockdep) is several times slower under TCG.
 	case $flavour in
 	debug) tmo=${TIMEOUT_DEBUG:-1200} ;;
@@ -120,7 +109,35 @@ for flavour in ${FLAVOURS:-normal debug}; do
 	# check-log.py writes its results with the boot name in front.
 	cat "$results.$name" >> "$results"
 	rm -f "$results.$name"
+}
+
+# QEMU (single-threaded TCG) keeps one core busy, a build wants two: boot
+# each kernel in the background while the next one builds.  One boot at a
+# time; PARALLEL_BOOT=0 runs everything in sequence.
+initrd=$out/initramfs.cpio
+bash "$VM_DIR/mkinitramfs.sh" "$initrd"
+boot_pid=
+for flavour in ${FLAVOURS:-normal debug}; do
+	name=boot-$flavour
+	obj=$BUILD/obj-$kind$([ "$flavour" = debug ] && echo -debug || true)
+	if [ $patch_ok = 0 ]; then
+		record fail "$name" "not run: the patch does not apply"
+		continue
+	fi
+	if ! bash "$VM_DIR/build-kernel.sh" "$kind" "$flavour"; then
+		record fail "$name: build" "see $obj/build.log"
+		continue
+	fi
+	record ok "$name: build"
+	[ -n "$boot_pid" ] && { wait "$boot_pid" || true; }
+	if [ "${PARALLEL_BOOT:-1}" = 1 ]; then
+		boot_check "$flavour" "$obj" &
+		boot_pid=$!
+	else
+		boot_check "$flavour" "$obj"
+	fi
 done
+[ -n "$boot_pid" ] && { wait "$boot_pid" || true; }
 
 # --- summary -----------------------------------------------------------------------
 npass=$(grep -c '^ok' "$results" || true)
