@@ -59,11 +59,16 @@ static const u32 s_lens[] = { 24, 24, 32, 40, 64, 100, 112, 116, 200 };
 
 static u32 s_csum(const u8 *p, u32 len)
 {
-	u32 h = 2166136261U;
+	u64 h = 0x9e3779b97f4a7c15ULL, w;
+	u32 i;
 
-	for (u32 i = 0; i < len; i++)
-		h = (h ^ p[i]) * 16777619U;
-	return h;
+	for (i = 0; i + 8 <= len; i += 8) {
+		memcpy(&w, p + i, 8);
+		h = (h ^ w) * 0x100000001b3ULL;
+	}
+	for (; i < len; i++)
+		h = (h ^ p[i]) * 0x100000001b3ULL;
+	return (u32)(h ^ (h >> 32));
 }
 
 static void s_fail(const char *fmt, ...)
@@ -440,7 +445,7 @@ static int test_stress(void)
 				sim_raise_nmi(w);
 			else
 				sim_raise_irq(w);
-			usleep(5);
+			usleep(20);
 		}
 		switch ((r >> 16) % 8) {
 		case 0: case 1: {

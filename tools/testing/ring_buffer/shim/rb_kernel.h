@@ -273,7 +273,7 @@ static inline unsigned int preempt_count(void)
 static inline void sim_depth_inc(void)
 {
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	if (sim_ctx.depth++ == 0)
+	if (sim_ctx.depth++ == 0 && sim_exclusive)
 		sim_atomic_enter();
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 }
@@ -281,7 +281,7 @@ static inline void sim_depth_inc(void)
 static inline void sim_depth_dec(void)
 {
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	if (--sim_ctx.depth == 0)
+	if (--sim_ctx.depth == 0 && sim_exclusive)
 		sim_atomic_exit();
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 }
