@@ -39,6 +39,7 @@ extern const int rb_nr_stress_cases;
 /* options */
 extern int rb_opt_tsan;		/* smaller loads under ThreadSanitizer */
 extern double rb_opt_stress_secs;
+extern unsigned long rb_opt_stress_events;
 
 /* a clock the tests drive */
 extern u64 t_clock_now;

@@ -98,6 +98,8 @@ int main(int argc, char **argv)
 			rb_opt_tsan = 1;
 		else if (!strcmp(argv[i], "--stress-secs") && i + 1 < argc)
 			rb_opt_stress_secs = atof(argv[++i]);
+		else if (!strcmp(argv[i], "--stress-events") && i + 1 < argc)
+			rb_opt_stress_events = strtoul(argv[++i], NULL, 0);
 		else if (!strcmp(argv[i], "--only") && i + 1 < argc)
 			only = argv[++i];
 	}

@@ -50,7 +50,7 @@ static struct {
 	int stop, paused, parked;
 	int failed;
 	unsigned long nr_irq_events, iter_events, pages, resizes, flips;
-	unsigned long resets, swaps, swap_refused, pauses, committed_total;
+	unsigned long resets, swaps, swap_refused, pauses, committed_total, refused_total;
 	unsigned long sizes[S_NCPU];
 	double secs;
 } S;
@@ -334,6 +334,17 @@ static double s_now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* writes accounted for so far: committed or refused for room */
+static unsigned long s_progress(void)
+{
+	unsigned long n = S.committed_total + S.refused_total;
+
+	for (int cpu = 0; cpu < S_NCPU; cpu++)
+		n += __atomic_load_n(&S.cpu[cpu].committed, __ATOMIC_RELAXED) +
+			__atomic_load_n(&S.cpu[cpu].refused, __ATOMIC_RELAXED);
+	return n;
+}
+
 static void s_pause(int nthreads)
 {
 	__atomic_store_n(&S.paused, 1, __ATOMIC_SEQ_CST);
@@ -381,6 +392,7 @@ static void s_epoch_reset(int cpu)
 	struct s_cpu_state *st = &S.cpu[cpu];
 
 	S.committed_total += st->committed;
+	S.refused_total += st->refused;
 	st->committed = st->refused = st->received = st->lost = 0;
 }
 
@@ -436,7 +448,7 @@ static int test_stress(void)
 	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
 	t0 = s_now();
 	next_pause = t0 + 1;
-	while (s_now() - t0 < dur && S.failed == 0) {
+	while (s_now() - t0 < dur && S.failed == 0 && s_progress() < rb_opt_stress_events) {
 		r = r * 1103515245 + 12345;
 		for (int k = 0; k < 50; k++) {
 			struct sim_thread *w = &S.writer[(r >> (k % 16)) % S_NCPU];
@@ -494,18 +506,24 @@ static int test_stress(void)
 		if (ring_buffer_entries_cpu(S.buf, cpu))
 			s_fail("cpu %d: entries left after draining", cpu);
 		S.committed_total += S.cpu[cpu].committed;
+		S.refused_total += S.cpu[cpu].refused;
 		total += S.cpu[cpu].next_seq[0] + S.cpu[cpu].next_seq[1] +
 			S.cpu[cpu].next_seq[2] + S.cpu[cpu].next_seq[3];
 		irqs += S.writer[cpu].nr_irqs;
 		nmis += S.writer[cpu].nr_nmis;
 	}
-	printf("# stress: %.1fs, %lu writes, %lu committed and accounted for (%lu from interrupts; %lu irqs, %lu NMIs), "
+	printf("# stress: %.1fs, %lu writes; %lu committed + %lu refused for room = %lu accounted for exactly "
+	       "(%lu from interrupts; %lu irqs, %lu NMIs), "
 	       "%lu sub-buffers read, %lu iterated, %lu resizes, %lu mode flips, "
 	       "%lu pauses, %lu resets, %lu swaps (%lu refused)\n",
-	       s_now() - t0, total, S.committed_total, S.nr_irq_events, irqs, nmis, S.pages, S.iter_events,
+	       s_now() - t0, total, S.committed_total, S.refused_total,
+	       S.committed_total + S.refused_total, S.nr_irq_events, irqs, nmis, S.pages, S.iter_events,
 	       S.resizes, S.flips, S.pauses, S.resets, S.swaps, S.swap_refused);
 	ring_buffer_free(S.buf);
 	ring_buffer_free(S.spare);
+	if (S.committed_total + S.refused_total < rb_opt_stress_events)
+		printf("# stress: NOTE: target of %lu events not reached within %.0fs "
+		       "(machine load?)\n", rb_opt_stress_events, dur);
 	if (S.failed)
 		T_FAIL("%d stress failure(s)", S.failed);
 	if (!S.nr_irq_events || !S.pages || !S.iter_events || !S.pauses)

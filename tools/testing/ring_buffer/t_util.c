@@ -3,7 +3,8 @@
 #include "rb_test.h"
 
 int rb_opt_tsan;
-double rb_opt_stress_secs = 60;
+double rb_opt_stress_secs = 200;
+unsigned long rb_opt_stress_events = 100000000UL;
 u64 t_clock_now;
 
 u64 t_clock(void)
