@@ -448,7 +448,7 @@ static int test_stress(void)
 	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
 	t0 = s_now();
 	next_pause = t0 + 1;
-	while (s_now() - t0 < dur && S.failed == 0 && s_progress() < rb_opt_stress_events) {
+	while (s_now() - t0 < dur && !__atomic_load_n(&S.failed, __ATOMIC_SEQ_CST) && s_progress() < rb_opt_stress_events) {
 		r = r * 1103515245 + 12345;
 		for (int k = 0; k < 50; k++) {
 			struct sim_thread *w = &S.writer[(r >> (k % 16)) % S_NCPU];
