@@ -367,6 +367,8 @@ static struct rb_cpu *rb_cpu_get(struct trace_buffer *buffer, int cpu)
 	if (!buffer || cpu < 0 || cpu >= nr_cpu_ids ||
 	    !cpumask_test_cpu(cpu, buffer->cpumask))
 		return NULL;
+	/* Pairs with the smp_wmb() in rb_cpu_add(). */
+	smp_rmb();
 	return READ_ONCE(per_cpu_ptr(buffer->slots, cpu)->cb);
 }
 
@@ -846,11 +848,11 @@ EXPORT_SYMBOL_GPL(ring_buffer_nest_end);
 u64 ring_buffer_event_time_stamp(struct trace_buffer *buffer,
 				 struct ring_buffer_event *event)
 {
-	struct rb_slot *slot = this_cpu_ptr(buffer->slots);
+	struct rb_slot *slot = raw_cpu_ptr(buffer->slots);
 
 	if (slot->level)
 		return slot->w[slot->level - 1].ts;
-	return rb_clock(buffer);
+	return ring_buffer_time_stamp(buffer);
 }
 EXPORT_SYMBOL_GPL(ring_buffer_event_time_stamp);
 
@@ -1235,7 +1237,15 @@ static int rb_rd_page(struct trace_buffer *buffer, struct rb_cpu *cb,
 	unsigned long events = 0, lost, commit;
 	unsigned int start, n, used;
 	u64 base, ts;
+	int tries;
 
+	/* Copy all that is readable now, so rd->done is current. */
+	for (tries = 0; tries < RB_READ_TRIES; tries++) {
+		rb_rd_sync(cb);
+		if (!rb_cur_fill(cb, rd))
+			break;
+		smp_rmb();
+	}
 	if (!rb_rd_peek(buffer, cb, &ts))
 		return -1;
 	if (full && !rd->done)
@@ -1252,7 +1262,7 @@ static int rb_rd_page(struct trace_buffer *buffer, struct rb_cpu *cb,
 	lost = rb_take_lost(cb, true);
 	if (lost) {
 		commit |= RB_MISSED_EVENTS;
-		if (n + sizeof(long) <= room) {
+		if (n + sizeof(long) <= cb->cap) {
 			memcpy(&dst->data[n], &lost, sizeof(long));
 			commit |= RB_MISSED_STORED;
 			used += sizeof(long);
@@ -1627,7 +1637,7 @@ static int rb_cpu_add(struct trace_buffer *buffer, int cpu)
 	if (!cb)
 		return -ENOMEM;
 	WRITE_ONCE(slot->cb, cb);
-	/* Readers test the mask before they load slot->cb. */
+	/* Pairs with the smp_rmb() in rb_cpu_get(): ring before mask bit. */
 	smp_wmb();
 	cpumask_set_cpu(cpu, buffer->cpumask);
 	return 0;
@@ -2058,7 +2068,7 @@ static int rb_reorder_cpu(struct rb_cpu *cb, unsigned int order,
 	struct rb_data_page *copy = rb_page_alloc(cb->cpu, order, GFP_KERNEL);
 	struct rb_subbuf *old_ring;
 	struct rb_data_page *old_copy;
-	unsigned long keep[4];
+	unsigned long keep[5];
 	unsigned int old_order;
 	unsigned long old_nr;
 
@@ -2072,7 +2082,8 @@ static int rb_reorder_cpu(struct rb_cpu *cb, unsigned int order,
 	keep[0] = local_read(&cb->committed);
 	keep[1] = rb_overrun(cb);
 	keep[2] = cb->read;
-	keep[3] = local_read(&cb->dropped) + local_read(&cb->commit_overrun);
+	keep[3] = local_read(&cb->dropped);
+	keep[4] = local_read(&cb->commit_overrun);
 	old_ring = cb->subbufs;
 	old_copy = cb->rd.copy;
 	old_order = cb->order;
@@ -2086,7 +2097,8 @@ static int rb_reorder_cpu(struct rb_cpu *cb, unsigned int order,
 	local_set(&cb->overrun, keep[1]);
 	cb->read = keep[2];
 	cb->lost_seen = keep[1];
-	local_set(&cb->dropped, keep[3] - local_read(&cb->commit_overrun));
+	local_set(&cb->dropped, keep[3]);
+	local_set(&cb->commit_overrun, keep[4]);
 	raw_spin_unlock_irq(&cb->reader_lock);
 	rb_release_writers(cb);
 	rb_free_ring(old_ring, old_nr, old_order);
