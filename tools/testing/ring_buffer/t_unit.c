@@ -846,7 +846,131 @@ static int test_discard_in_page(void)
 	return 0;
 }
 
+/* ---- self-tests of the simulator the other tests rely on ---- */
+
+static struct {
+	volatile int spin, seen;
+	unsigned int pc[SIM_NR_LEVELS];
+	unsigned char lvl[SIM_NR_LEVELS];
+	int nmi[SIM_NR_LEVELS], irq[SIM_NR_LEVELS], cpu[SIM_NR_LEVELS];
+} SI;
+
+static void t_sim_irq(struct sim_thread *t, enum sim_level lvl)
+{
+	(void)t;
+	SI.pc[lvl] = preempt_count();
+	SI.lvl[lvl] = interrupt_context_level();
+	SI.nmi[lvl] = !!in_nmi();
+	SI.irq[lvl] = !!in_irq();
+	SI.cpu[lvl] = smp_processor_id();
+	__atomic_or_fetch(&SI.seen, 1 << lvl, __ATOMIC_SEQ_CST);
+}
+
+static void *t_sim_spinner(void *arg)
+{
+	unsigned long flags;
+
+	(void)arg;
+	while (__atomic_load_n(&SI.spin, __ATOMIC_SEQ_CST) == 1)
+		;
+	local_irq_save(flags);
+	__atomic_store_n(&SI.spin, 3, __ATOMIC_SEQ_CST);
+	while (__atomic_load_n(&SI.spin, __ATOMIC_SEQ_CST) == 3)
+		;
+	/* the interrupt held back so far arrives here */
+	local_irq_restore(flags);
+	while (__atomic_load_n(&SI.spin, __ATOMIC_SEQ_CST) == 4)
+		;
+	return NULL;
+}
+
+static int t_sim_wait_seen(int mask)
+{
+	for (int i = 0; i < 2000; i++) {
+		if ((__atomic_load_n(&SI.seen, __ATOMIC_SEQ_CST) & mask) == mask)
+			return 1;
+		usleep(1000);
+	}
+	return 0;
+}
+
+static int test_sim_interrupts(void)
+{
+	struct sim_thread th = { .irq_fn = t_sim_irq };
+
+	memset(&SI, 0, sizeof(SI));
+	SI.spin = 1;
+	sim_thread_start(&th, 2, t_sim_spinner, NULL);
+	while (!__atomic_load_n(&th.running, __ATOMIC_SEQ_CST))
+		usleep(100);
+	sim_raise_nmi(&th);
+	T_ASSERT(t_sim_wait_seen(1 << SIM_NMI));
+	sim_raise_irq(&th);
+	T_ASSERT(t_sim_wait_seen(1 << SIM_IRQ | 1 << SIM_SOFTIRQ));
+	T_EQ(SI.lvl[SIM_NMI], 3);
+	T_ASSERT(SI.nmi[SIM_NMI]);
+	T_EQ(SI.lvl[SIM_IRQ], 2);
+	T_ASSERT(SI.irq[SIM_IRQ] && !SI.nmi[SIM_IRQ]);
+	T_EQ(SI.lvl[SIM_SOFTIRQ], 1);
+	T_ASSERT(!SI.irq[SIM_SOFTIRQ] && (SI.pc[SIM_SOFTIRQ] & SOFTIRQ_OFFSET));
+	T_EQ(SI.cpu[SIM_IRQ], 2);
+	/* with irqs off, an interrupt waits for local_irq_restore() */
+	SI.seen = 0;
+	__atomic_store_n(&SI.spin, 2, __ATOMIC_SEQ_CST);
+	while (__atomic_load_n(&SI.spin, __ATOMIC_SEQ_CST) != 3)
+		usleep(100);
+	sim_raise_irq(&th);
+	usleep(20000);
+	T_EQ(SI.seen & (1 << SIM_IRQ), 0);
+	/* NMIs are not held back */
+	sim_raise_nmi(&th);
+	T_ASSERT(t_sim_wait_seen(1 << SIM_NMI));
+	__atomic_store_n(&SI.spin, 4, __ATOMIC_SEQ_CST);
+	T_ASSERT(t_sim_wait_seen(1 << SIM_IRQ));
+	__atomic_store_n(&SI.spin, 5, __ATOMIC_SEQ_CST);
+	sim_thread_join(&th);
+	return 0;
+}
+
+static void *t_sim_holder(void *arg)
+{
+	(void)arg;
+	preempt_disable();
+	__atomic_store_n(&SI.spin, 1, __ATOMIC_SEQ_CST);
+	usleep(100000);
+	__atomic_store_n(&SI.spin, 2, __ATOMIC_SEQ_CST);
+	preempt_enable();
+	return NULL;
+}
+
+static int test_sim_rcu_warn(void)
+{
+	struct sim_thread th = { 0 };
+	unsigned long w = sim_warnings();
+
+	/* synchronize_rcu() waits for a CPU inside a non-preemptible section */
+	SI.spin = 0;
+	sim_thread_start(&th, 3, t_sim_holder, NULL);
+	while (!__atomic_load_n(&SI.spin, __ATOMIC_SEQ_CST))
+		usleep(100);
+	synchronize_rcu();
+	T_EQ(__atomic_load_n(&SI.spin, __ATOMIC_SEQ_CST), 2);
+	sim_thread_join(&th);
+	/* WARN_ON counts; sleeping in atomic context warns */
+	T_ASSERT(WARN_ON(1));
+	T_ASSERT(!WARN_ON(0));
+	T_EQ(sim_warnings(), w + 1);
+	preempt_disable();
+	might_sleep();
+	preempt_enable();
+	T_EQ(sim_warnings(), w + 2);
+	sim_warn_absorb(2);
+	return 0;
+}
+
 const struct rb_case rb_unit_cases[] = {
+	{ "sim_interrupt_contexts", test_sim_interrupts },
+	{ "sim_rcu_and_warnings", test_sim_rcu_warn },
 	{ "unit_alloc_free", test_alloc_free },
 	{ "unit_write_consume", test_write_consume },
 	{ "unit_event_sizes", test_event_sizes },

@@ -85,6 +85,11 @@ void sim_bug(const char *file, int line, const char *cond)
 	abort();
 }
 
+void sim_warn_absorb(unsigned long n)
+{
+	__atomic_sub_fetch(&sim_warn_count, n, __ATOMIC_SEQ_CST);
+}
+
 unsigned long sim_warnings(void)
 {
 	return __atomic_load_n(&sim_warn_count, __ATOMIC_SEQ_CST);

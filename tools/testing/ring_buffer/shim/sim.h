@@ -37,6 +37,8 @@ void sim_raise_nmi(struct sim_thread *t);
 
 /* failures reported through WARN_ON() and friends inside the code under test */
 unsigned long sim_warnings(void);
+/* forget n warnings a harness self-test provoked on purpose */
+void sim_warn_absorb(unsigned long n);
 /* fail the next n-th allocation (1 = next one); 0 disables */
 void sim_fail_alloc_after(long n);
 /* exclusive CPUs: atomic sections of threads on one simulated CPU do not overlap */
