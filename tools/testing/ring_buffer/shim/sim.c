@@ -117,12 +117,22 @@ void sim_set_exclusive(int on)
 	sim_exclusive = on;
 }
 
+/*
+ * Take simulated CPU c.  A thread that has waited a while (or at once, if
+ * not polite: an interrupt) registers as a waiter; polite takers yield to
+ * registered waiters, so a writer that keeps re-entering atomic sections
+ * cannot starve the kworker or an interrupt of its CPU.
+ */
 static void sim_cpu_take(struct sim_cpu *c, int tid, int polite)
 {
-	int zero;
+	int zero, waiting = 0;
 
 	for (int spins = 0;; spins++) {
-		if (polite && __atomic_load_n(&c->waiters, __ATOMIC_RELAXED)) {
+		if (!waiting && (!polite || spins > 50)) {
+			waiting = 1;
+			__atomic_add_fetch(&c->waiters, 1, __ATOMIC_SEQ_CST);
+		}
+		if (!waiting && __atomic_load_n(&c->waiters, __ATOMIC_RELAXED)) {
 			sched_yield();
 			continue;
 		}
@@ -135,6 +145,8 @@ static void sim_cpu_take(struct sim_cpu *c, int tid, int polite)
 		else
 			cpu_relax();
 	}
+	if (waiting)
+		__atomic_sub_fetch(&c->waiters, 1, __ATOMIC_SEQ_CST);
 	__atomic_add_fetch(&c->gen, 1, __ATOMIC_RELAXED);
 }
 
@@ -171,9 +183,7 @@ static int sim_intr_take(void)
 
 	if (!sim_exclusive || __atomic_load_n(&c->owner, __ATOMIC_RELAXED) == tid)
 		return 0;
-	__atomic_add_fetch(&c->waiters, 1, __ATOMIC_SEQ_CST);
 	sim_cpu_take(c, tid, 0);
-	__atomic_sub_fetch(&c->waiters, 1, __ATOMIC_SEQ_CST);
 	return 1;
 }
 
