@@ -304,8 +304,11 @@ static int test_recursion_nesting(void)
 	T_ASSERT(inner);
 	t_fill(ring_buffer_event_data(inner), 8, 3);
 	t_enter(HARDIRQ_OFFSET);
+	t_clock_set(12);
 	deep = ring_buffer_lock_reserve(b, 8);
 	T_ASSERT(deep);
+	/* the stamp of the current nesting level (histograms rely on it) */
+	T_EQ(ring_buffer_event_time_stamp(b, deep), 12);
 	t_fill(ring_buffer_event_data(deep), 8, 4);
 	t_enter(NMI_OFFSET + HARDIRQ_OFFSET);
 	T_EQ(t_write(b, 8, 5), 0);
@@ -797,6 +800,35 @@ static int test_wait_wake(void)
 	return 0;
 }
 
+/* consume from NMI context and with irqs off under an arch spinlock */
+static int test_consume_contexts(void)
+{
+	struct trace_buffer *b = t_alloc(8 * PAGE_SIZE, RB_FL_OVERWRITE);
+	arch_spinlock_t lock = (arch_spinlock_t)__ARCH_SPIN_LOCK_UNLOCKED;
+	unsigned long flags;
+
+	T_ASSERT(b);
+	for (int i = 0; i < 3; i++) {
+		t_clock_set(100 + i);
+		T_EQ(t_write(b, 16, i), 0);
+	}
+	local_irq_save(flags);
+	arch_spin_lock(&lock);
+	if (t_consume_check(b, 0, 16, 0, 100, 0))
+		return 1;
+	arch_spin_unlock(&lock);
+	local_irq_restore(flags);
+	t_enter(NMI_OFFSET + HARDIRQ_OFFSET);
+	if (t_consume_check(b, 0, 16, 1, 101, 0))
+		return 1;
+	T_ASSERT(ring_buffer_peek(b, 0, NULL, NULL));
+	t_leave(NMI_OFFSET + HARDIRQ_OFFSET);
+	if (t_consume_check(b, 0, 16, 2, 102, 0))
+		return 1;
+	ring_buffer_free(b);
+	return 0;
+}
+
 static int test_boot_delta_null(void)
 {
 	long text = 1, data = 1;
@@ -992,6 +1024,7 @@ const struct rb_case rb_unit_cases[] = {
 	{ "unit_header_text", test_headers_text },
 	{ "unit_clock_jumps", test_clock_jumps },
 	{ "unit_wait_wake_poll", test_wait_wake },
+	{ "unit_consume_irqs_off_and_nmi", test_consume_contexts },
 	{ "unit_last_boot_delta_null", test_boot_delta_null },
 };
 const int rb_nr_unit_cases = ARRAY_SIZE(rb_unit_cases);
