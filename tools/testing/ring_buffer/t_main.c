@@ -70,6 +70,8 @@ static int t_replay_corpus(const char *dir, int *count)
 		(*count)++;
 		if (rb_model_run(buf, n, 1)) {
 			printf("# corpus input %s diverges\n", de->d_name);
+			if (getenv("RB_MODEL_TRACE"))
+				rb_model_run(buf, n, 2);
 			bad++;
 		}
 	}

@@ -7,9 +7,12 @@
  *
  * What the model knows: the events committed per CPU in order (each with
  * a unique time stamp, which identifies it), the counters, and the rules:
- * only the oldest events may be lost and only in overwrite mode or after
- * a shrink; a loss is reported once, with the next event consumed; a
- * refused write in producer/consumer mode needs a nearly full buffer.
+ * events are lost only in overwrite mode or after a shrink, and what is
+ * read is always in order; a gap is reported once, as lost_events of the
+ * first event after it (the gap need not be at the front: the sub-buffer
+ * a reader already holds survives while older-than-the-ring events behind
+ * it are overwritten); a refused write in producer/consumer mode needs a
+ * nearly full buffer.
  */
 #include "rb_test.h"
 
@@ -20,13 +23,13 @@ struct m_event {
 	u64 ts;
 	u32 seq;
 	u32 len;
+	u32 lost_before;	/* events lost just before this one */
 };
 
 struct m_cpu {
 	struct m_event ev[M_MAXEV];
 	int head, n;			/* ring of events not yet consumed */
 	unsigned long committed, read, known_lost, refused;
-	unsigned long pending_lost;	/* lost, not yet reported by consume */
 	int may_lose;			/* a shrink happened since the last reset */
 	unsigned long ghost;		/* entries counted but thrown away by an order change */
 };
@@ -95,16 +98,18 @@ static int m_can_lose(struct m_state *m, struct m_cpu *c)
 	return m->overwrite || c->may_lose;
 }
 
-/* Drop the k oldest events as lost (they were overwritten). */
-static int m_lose(struct m_state *m, struct m_cpu *c, int k)
+/* Events i .. i+k-1 were lost (overwritten): the event after them says so. */
+static int m_lose(struct m_state *m, struct m_cpu *c, int i, int k)
 {
 	if (!k)
 		return 0;
 	if (!m_can_lose(m, c))
 		M_FAIL(m, "%d event(s) lost in producer/consumer mode", k);
-	m_pop(c, k);
+	for (int j = i; j + k < c->n; j++)
+		*m_at(c, j) = *m_at(c, j + k);
+	c->n -= k;
+	m_at(c, i)->lost_before += k;
 	c->known_lost += k;
-	c->pending_lost += k;
 	return 0;
 }
 
@@ -225,8 +230,8 @@ static int m_write(struct m_state *m, int cpu, int how)
 	if (how == 3)
 		return 0;
 	if (c->n == M_MAXEV)
-		m_pop(c, 1), c->known_lost++, c->pending_lost++;
-	*m_at(c, c->n) = (struct m_event){ m->clock, seq, len };
+		m_pop(c, 1), c->known_lost++, m_at(c, 0)->lost_before++;
+	*m_at(c, c->n) = (struct m_event){ m->clock, seq, len, 0 };
 	c->n++;
 	c->committed++;
 	if (len > m->max_len)
@@ -244,7 +249,7 @@ static int m_match(struct m_state *m, struct m_cpu *c, u64 ts, const void *data,
 	if (k < 0)
 		M_FAIL(m, "event stamped %llu is not in the model (%d events)",
 		       (unsigned long long)ts, c->n);
-	if (m_lose(m, c, k))
+	if (m_lose(m, c, 0, k))
 		return 1;
 	ev = m_at(c, 0);
 	if (len < ev->len || len >= ALIGN(max(ev->len, 1U), 4) + 8)
@@ -274,12 +279,11 @@ static int m_consume(struct m_state *m, int bi, int cpu, int peek)
 	}
 	if (m_match(m, c, ts, ring_buffer_event_data(e), ring_buffer_event_length(e)))
 		return 1;
-	if (lost != c->pending_lost)
-		M_FAIL(m, "lost_events %lu, model %lu", lost, c->pending_lost);
+	if (lost != m_at(c, 0)->lost_before)
+		M_FAIL(m, "lost_events %lu, model %u", lost, m_at(c, 0)->lost_before);
 	if (!peek) {
 		m_pop(c, 1);
 		c->read++;
-		c->pending_lost = 0;
 	}
 	return 0;
 }
@@ -305,14 +309,9 @@ static int m_iterate(struct m_state *m, int cpu)
 		if (k < i)
 			M_FAIL(m, "iterator event %d stamped %llu: model position %d",
 			       i, (unsigned long long)ts, k);
-		if (i == 0 && k > 0) {
-			/* the oldest events were overwritten */
-			if (m_lose(m, c, k))
-				return 1;
-			k = 0;
-		}
-		if (k != i)
-			M_FAIL(m, "iterator skipped from %d to %d", i, k);
+		/* events i .. k-1 were overwritten */
+		if (m_lose(m, c, i, k - i))
+			return 1;
 		if (!t_check(ring_buffer_event_data(e), m_at(c, i)->len, m_at(c, i)->seq))
 			M_FAIL(m, "iterator payload %d", i);
 		ring_buffer_iter_advance(it);
@@ -355,12 +354,15 @@ static int m_read_page(struct m_state *m, int cpu)
 			ring_buffer_free_read_page(mb->b, cpu, rp);
 			return 1;
 		}
-		if (i == 0 && !!c->pending_lost != !!missed) {
+		if (i == 0 && !!m_at(c, 0)->lost_before != !!missed) {
 			ring_buffer_free_read_page(mb->b, cpu, rp);
-			M_FAIL(m, "missed-events flag %d, model lost %lu", missed, c->pending_lost);
+			M_FAIL(m, "missed-events flag %d, model lost %u", missed,
+			       m_at(c, 0)->lost_before);
 		}
-		if (i == 0)
-			c->pending_lost = 0;
+		if (i > 0 && m_at(c, 0)->lost_before) {
+			ring_buffer_free_read_page(mb->b, cpu, rp);
+			M_FAIL(m, "%u events lost inside a sub-buffer", m_at(c, 0)->lost_before);
+		}
 		m_pop(c, 1);
 		c->read++;
 	}
@@ -461,7 +463,6 @@ static int m_step(struct m_state *m)
 				struct m_cpu *c = &m->buf[bi].cpu[i];
 
 				c->known_lost = 0;
-				c->pending_lost = 0;
 				c->n = 0;
 				c->ghost = ring_buffer_entries_cpu(m->buf[bi].b, i);
 				if (!ring_buffer_empty_cpu(m->buf[bi].b, i))
