@@ -30,7 +30,7 @@ struct m_cpu {
 	struct m_event ev[M_MAXEV];
 	int head, n;			/* ring of events not yet consumed */
 	unsigned long committed, read, known_lost, refused;
-	int may_lose;			/* a shrink happened since the last reset */
+	int may_lose;			/* events may have gone (overwrite, shrink) */
 	unsigned long ghost;		/* entries counted but thrown away by an order change */
 };
 
@@ -145,6 +145,9 @@ static int m_counters(struct m_state *m, int bi, int cpu)
 	if (entries > (unsigned long)c->n || overrun < c->known_lost)
 		M_FAIL(m, "buf %d cpu %d: entries %lu (model at most %d), overrun %lu (model at least %lu)",
 		       bi, cpu, entries, c->n, overrun, c->known_lost);
+	/* model and buffer both empty: in step again */
+	if (!c->n && !entries && !m->overwrite)
+		c->may_lose = 0;
 	if (!m_can_lose(m, c) && entries != (unsigned long)c->n)
 		M_FAIL(m, "buf %d cpu %d: entries %lu, model %d", bi, cpu, entries, c->n);
 	if (room != c->refused)
@@ -229,6 +232,9 @@ static int m_write(struct m_state *m, int cpu, int how)
 	}
 	if (how == 3)
 		return 0;
+	/* written in overwrite mode: may be lost later, noticed only on reading */
+	if (m->overwrite)
+		c->may_lose = 1;
 	if (c->n == M_MAXEV)
 		m_pop(c, 1), c->known_lost++, m_at(c, 0)->lost_before++;
 	*m_at(c, c->n) = (struct m_event){ m->clock, seq, len, 0 };
