@@ -337,6 +337,28 @@ static void *s_iterator(void *arg)
 	return NULL;
 }
 
+/* the interrupt controller: irqs and NMIs at random writers */
+static void *s_irq_source(void *arg)
+{
+	unsigned int r = 777;
+	struct timespec ts = { 0, 20000 };
+
+	(void)arg;
+	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
+	while (!__atomic_load_n(&S.stop, __ATOMIC_RELAXED)) {
+		struct sim_thread *w;
+
+		r = r * 1103515245 + 12345;
+		w = &S.writer[(r >> 12) % S_NCPU];
+		if ((r >> 20) % 6 == 0)
+			sim_raise_nmi(w);
+		else
+			sim_raise_irq(w);
+		nanosleep(&ts, NULL);
+	}
+	return NULL;
+}
+
 static double s_now(void)
 {
 	struct timespec ts;
@@ -481,6 +503,7 @@ static void s_pause_action(unsigned int r)
 static int test_stress(void)
 {
 	struct sim_thread cons = { 0 }, pager = { 0 }, iter = { 0 };
+	pthread_t irq_th;
 	unsigned long total = 0, irqs = 0, nmis = 0;
 	double t0, next_pause, dur = rb_opt_tsan ? 20 : rb_opt_stress_secs;
 	unsigned int r = 12345;
@@ -498,23 +521,16 @@ static int test_stress(void)
 	sim_thread_start(&cons, 0, s_consumer, NULL);
 	sim_thread_start(&pager, 2, s_page_reader, NULL);
 	sim_thread_start(&iter, 1, s_iterator, NULL);
+	pthread_create(&irq_th, NULL, s_irq_source, NULL);
 
-	/* this thread is the control thread, and sends the interrupts */
+	/* this thread is the control thread */
 	sim_bind(3);
 	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
 	t0 = s_now();
 	next_pause = t0 + 1;
 	while (s_now() - t0 < dur && !__atomic_load_n(&S.failed, __ATOMIC_SEQ_CST) && s_progress() < rb_opt_stress_events) {
 		r = r * 1103515245 + 12345;
-		for (int k = 0; k < 50; k++) {
-			struct sim_thread *w = &S.writer[(r >> (k % 16)) % S_NCPU];
-
-			if ((r >> 3) % 8 == k % 8)
-				sim_raise_nmi(w);
-			else
-				sim_raise_irq(w);
-			usleep(20);
-		}
+		usleep(1000);
 		switch ((r >> 16) % 8) {
 		case 0: case 1: {
 			int cpu = (r >> 20) % (S_NCPU + 1);
@@ -549,6 +565,7 @@ static int test_stress(void)
 	}
 	ring_buffer_change_overwrite(S.buf, 1);
 	__atomic_store_n(&S.stop, 1, __ATOMIC_SEQ_CST);
+	pthread_join(irq_th, NULL);
 	for (int cpu = 0; cpu < S_NCPU; cpu++)
 		sim_thread_join(&S.writer[cpu]);
 	sim_thread_join(&cons);
