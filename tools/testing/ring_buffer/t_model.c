@@ -103,12 +103,17 @@ static int m_lose(struct m_state *m, struct m_cpu *c, int i, int k)
 {
 	if (!k)
 		return 0;
+	u32 carried = 0;
+
 	if (!m_can_lose(m, c))
 		M_FAIL(m, "%d event(s) lost in producer/consumer mode", k);
+	/* losses reported with a lost event move on to the survivor */
+	for (int j = i; j < i + k; j++)
+		carried += m_at(c, j)->lost_before;
 	for (int j = i; j + k < c->n; j++)
 		*m_at(c, j) = *m_at(c, j + k);
 	c->n -= k;
-	m_at(c, i)->lost_before += k;
+	m_at(c, i)->lost_before += k + carried;
 	c->known_lost += k;
 	return 0;
 }
@@ -236,7 +241,8 @@ static int m_write(struct m_state *m, int cpu, int how)
 	if (m->overwrite)
 		c->may_lose = 1;
 	if (c->n == M_MAXEV)
-		m_pop(c, 1), c->known_lost++, m_at(c, 0)->lost_before++;
+		m_at(c, 1)->lost_before += m_at(c, 0)->lost_before + 1,
+		m_pop(c, 1), c->known_lost++;
 	*m_at(c, c->n) = (struct m_event){ m->clock, seq, len, 0 };
 	c->n++;
 	c->committed++;
@@ -531,8 +537,17 @@ int rb_model_run(const u8 *data, size_t len, int verbose)
 	while (m.p < m.end && !ret) {
 		m.step++;
 		ret = m_step(&m);
-		if (verbose > 1)
-			printf("# step %d: %s\n", m.step, m.what);
+		if (verbose > 1) {
+			printf("# step %d: %s |", m.step, m.what);
+			for (int cpu = 0; cpu < M_NCPU; cpu++) {
+				struct m_cpu *c = &m.buf[0].cpu[cpu];
+
+				printf(" cpu%d: model %d lost %lu, entries %lu overrun %lu;", cpu,
+				       c->n, c->known_lost, ring_buffer_entries_cpu(m.buf[0].b, cpu),
+				       ring_buffer_overrun_cpu(m.buf[0].b, cpu));
+			}
+			printf("\n");
+		}
 		for (int bi = 0; bi < 2 && !ret; bi++)
 			for (int cpu = 0; cpu < M_NCPU && !ret; cpu++)
 				ret = m_counters(&m, bi, cpu);
