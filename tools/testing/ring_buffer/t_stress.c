@@ -528,7 +528,8 @@ static int test_stress(void)
 	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
 	t0 = s_now();
 	next_pause = t0 + 1;
-	while (s_now() - t0 < dur && !__atomic_load_n(&S.failed, __ATOMIC_SEQ_CST) && s_progress() < rb_opt_stress_events) {
+	while (s_now() - t0 < dur && !__atomic_load_n(&S.failed, __ATOMIC_SEQ_CST) &&
+	       s_progress() < rb_opt_stress_events) {
 		r = r * 1103515245 + 12345;
 		usleep(1000);
 		switch ((r >> 16) % 8) {
@@ -586,7 +587,8 @@ static int test_stress(void)
 		irqs += S.writer[cpu].nr_irqs;
 		nmis += S.writer[cpu].nr_nmis;
 	}
-	printf("# stress: %.1fs, %lu writes; %lu committed + %lu refused for room = %lu accounted for exactly "
+	printf("# stress: %.1fs, %lu writes; %lu committed + %lu refused for room = %lu "
+	       "accounted for exactly "
 	       "(%lu from interrupts; %lu irqs, %lu NMIs), "
 	       "%lu sub-buffers read, %lu iterated, %lu resizes, %lu mode flips, "
 	       "%lu pauses, %lu resets, %lu swaps (%lu refused)\n",

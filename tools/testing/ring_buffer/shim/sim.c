@@ -46,8 +46,9 @@ struct sim_cpu {
 static struct sim_cpu sim_cpus[NR_CPUS];
 
 _Static_assert(sizeof(((struct mutex *)0)->opaque) >= sizeof(pthread_mutex_t), "mutex");
-_Static_assert(sizeof(((struct completion *)0)->opaque) >= sizeof(pthread_mutex_t) + sizeof(pthread_cond_t), "completion");
-_Static_assert(sizeof(((struct wait_queue_head *)0)->opaque) >= sizeof(pthread_mutex_t) + sizeof(pthread_cond_t), "wq");
+#define SIM_MC_SIZE (sizeof(pthread_mutex_t) + sizeof(pthread_cond_t))
+_Static_assert(sizeof(((struct completion *)0)->opaque) >= SIM_MC_SIZE, "completion");
+_Static_assert(sizeof(((struct wait_queue_head *)0)->opaque) >= SIM_MC_SIZE, "wq");
 
 /* ---------------------------------------------------------------- */
 /* reporting                                                        */
