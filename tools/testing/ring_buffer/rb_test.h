@@ -40,6 +40,7 @@ extern const int rb_nr_stress_cases;
 extern int rb_opt_tsan;		/* smaller loads under ThreadSanitizer */
 extern double rb_opt_stress_secs;
 extern unsigned long rb_opt_stress_events;
+extern int rb_opt_keep_going;	/* stress: do not stop at the first failure */
 
 /* a clock the tests drive */
 extern u64 t_clock_now;

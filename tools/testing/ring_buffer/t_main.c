@@ -96,6 +96,8 @@ int main(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--corpus") && i + 1 < argc)
 			corpus = argv[++i];
+		else if (!strcmp(argv[i], "--keep-going"))
+			rb_opt_keep_going = 1;
 		else if (!strcmp(argv[i], "--tsan"))
 			rb_opt_tsan = 1;
 		else if (!strcmp(argv[i], "--stress-secs") && i + 1 < argc)

@@ -71,11 +71,44 @@ static u32 s_csum(const u8 *p, u32 len)
 	return (u32)(h ^ (h >> 32));
 }
 
+/* failures by kind (format string), to summarise a --keep-going run */
+static struct {
+	const char *fmt;
+	unsigned long n;
+} s_kinds[32];
+static pthread_mutex_t s_kinds_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static unsigned long s_count_kind(const char *fmt)
+{
+	unsigned long n = 0;
+
+	pthread_mutex_lock(&s_kinds_lock);
+	for (int i = 0; i < 32; i++) {
+		if (!s_kinds[i].fmt)
+			s_kinds[i].fmt = fmt;
+		if (s_kinds[i].fmt == fmt) {
+			n = ++s_kinds[i].n;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&s_kinds_lock);
+	return n;
+}
+
+static void s_print_kinds(void)
+{
+	for (int i = 0; i < 32 && s_kinds[i].fmt; i++)
+		printf("# stress: %lu x \"%s\"\n", s_kinds[i].n, s_kinds[i].fmt);
+	memset(s_kinds, 0, sizeof(s_kinds));
+}
+
 static void s_fail(const char *fmt, ...)
 {
 	va_list ap;
 
-	if (__atomic_add_fetch(&S.failed, 1, __ATOMIC_SEQ_CST) > 10)
+	/* the first three of each kind are printed */
+	__atomic_add_fetch(&S.failed, 1, __ATOMIC_SEQ_CST);
+	if (s_count_kind(fmt) > 3)
 		return;
 	va_start(ap, fmt);
 	printf("# stress: ");
@@ -508,6 +541,8 @@ static int test_stress(void)
 	double t0, next_pause, dur = rb_opt_tsan ? 20 : rb_opt_stress_secs;
 	unsigned int r = 12345;
 	int nthreads = S_NCPU + 3;
+	/* debugging knob: RB_STRESS_NO_RESIZE=1 leaves resizing out */
+	int s_no_resize = getenv("RB_STRESS_NO_RESIZE") != NULL;
 
 	memset(&S, 0, sizeof(S));
 	S.buf = ring_buffer_alloc(64 * PAGE_SIZE, RB_FL_OVERWRITE);
@@ -528,12 +563,15 @@ static int test_stress(void)
 	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
 	t0 = s_now();
 	next_pause = t0 + 1;
-	while (s_now() - t0 < dur && !__atomic_load_n(&S.failed, __ATOMIC_SEQ_CST) &&
+	while (s_now() - t0 < dur &&
+	       (rb_opt_keep_going || !__atomic_load_n(&S.failed, __ATOMIC_SEQ_CST)) &&
 	       s_progress() < rb_opt_stress_events) {
 		r = r * 1103515245 + 12345;
 		usleep(1000);
 		switch ((r >> 16) % 8) {
 		case 0: case 1: {
+			if (s_no_resize)
+				break;
 			int cpu = (r >> 20) % (S_NCPU + 1);
 			unsigned long size = (8 + (r >> 24) % 120) * PAGE_SIZE;
 
@@ -600,8 +638,10 @@ static int test_stress(void)
 	if (S.committed_total + S.refused_total < rb_opt_stress_events)
 		printf("# stress: NOTE: target of %lu events not reached within %.0fs "
 		       "(machine load?)\n", rb_opt_stress_events, dur);
-	if (S.failed)
+	if (S.failed) {
+		s_print_kinds();
 		T_FAIL("%d stress failure(s)", S.failed);
+	}
 	if (!S.nr_irq_events || !S.pages || !S.iter_events || !S.pauses)
 		T_FAIL("a stress actor did nothing");
 	return 0;

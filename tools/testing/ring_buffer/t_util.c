@@ -3,6 +3,7 @@
 #include "rb_test.h"
 
 int rb_opt_tsan;
+int rb_opt_keep_going;
 double rb_opt_stress_secs = 200;
 unsigned long rb_opt_stress_events = 100000000UL;
 u64 t_clock_now;
