@@ -31,7 +31,11 @@ row() {
 		printf "| %-34s | %14s | %14s | %6s | %-12s |\n", n, o, s, r, u }'
 }
 
+top=$(cd "$(dirname "$0")/../../.." && pwd)
+rev=$(git -C "$top" log -1 --format=%h -- kernel/trace/ring_buffer.c 2>/dev/null || echo '?')
+git -C "$top" diff --quiet -- kernel/trace/ring_buffer.c 2>/dev/null || rev="$rev+uncommitted changes"
 echo "Ring buffer user-space benchmark (same shims, gcc -O2, x86_64, $(nproc) cores)"
+echo "ours: kernel/trace/ring_buffer.c at $rev; stock: linux-source-6.12"
 echo "instructions: callgrind, deterministic; rates: median of $RUNS x ${SECS}s runs"
 echo
 printf '| %-34s | %14s | %14s | %6s | %-12s |\n' measure ours stock ratio unit
