@@ -573,6 +573,23 @@ static void rbt_iter_check_ts(struct trace_buffer *b, const u64 *exp, int n)
 	ring_buffer_read_finish(it);
 }
 
+/* Reserve record @seq, check its stamp while it is open, commit it */
+static void rbt_emit_stamped(struct trace_buffer *b, u64 seq, u64 exp)
+{
+	u8 buf[sizeof(struct rbt_rec) + RBT_MAX_EXTRA];
+	struct ring_buffer_event *ev;
+	unsigned int len;
+
+	len = rbt_rec_make(buf, RBT_SRC_TASK, seq, seq % 37);
+	ev = ring_buffer_lock_reserve(b, len);
+	if (!RBT_EXPECT(ev, "reserve of seq %llu failed", seq))
+		return;
+	memcpy(ring_buffer_event_data(ev), buf, len);
+	RBT_EQ("event_time_stamp of an open event", exp,
+	       ring_buffer_event_time_stamp(b, ev));
+	ring_buffer_unlock_commit(b);
+}
+
 static enum rbt_result rbt_ts_run(bool abs)
 {
 	struct rbt_drain d = { .src = RBT_SRC_TASK };
@@ -599,7 +616,11 @@ static enum rbt_result rbt_ts_run(bool abs)
 
 	for (i = 0; i < RBT_TS_EVENTS; i++) {
 		rbt_clock_set(ts[i]);
-		RBT_ERR("write", 0, rbt_emit(b, RBT_SRC_TASK, i, i % 37, i & 1));
+		if (i & 1)
+			rbt_emit_stamped(b, i, ts[i]);
+		else
+			RBT_ERR("write", 0,
+				rbt_emit(b, RBT_SRC_TASK, i, i % 37, false));
 	}
 	RBT_EQ("oldest_event_ts", ts[0], ring_buffer_oldest_event_ts(b, rbt.cpu));
 	rbt_iter_check_ts(b, ts, RBT_TS_EVENTS);
@@ -1394,23 +1415,26 @@ static unsigned long rbt_expect_size(struct trace_buffer *b, unsigned long size)
 
 static const unsigned long rbt_resize_pages[] = { 32, 4, 0, 64, 1, 8 };
 
-static enum rbt_result rbt_test_resize_live(void)
+/* Let the writer run: a second CPU writes by itself, else write here */
+static void rbt_resize_pause(struct rbt_worker *w, bool live)
 {
-	struct rbt_worker w = { .reserve = true };
-	struct rbt_drain d = { .src = 0 };
-	unsigned long size, entries, over;
-	struct trace_buffer *b;
+	int i;
+
+	if (live) {
+		msleep(20);
+		return;
+	}
+	for (i = 0; i < 500; i++)
+		if (!rbt_emit(w->buffer, w->cpu, w->seq, i % 41, i & 1))
+			w->seq++;
+}
+
+static void rbt_resize_steps(struct trace_buffer *b, struct rbt_worker *w,
+			     bool live)
+{
+	unsigned long size = 0;
 	int i, c;
 
-	if (rbt.other < 0)
-		return rbt_skip("needs two online CPUs");
-	b = rbt_alloc(8, true);
-	if (!RBT_EXPECT(b, "ring_buffer_alloc failed"))
-		return RBT_FAIL;
-	w.buffer = b;
-	if (!RBT_EXPECT(!rbt_worker_start(&w, rbt.other, rbt_writer_fn),
-			"kthread_create failed"))
-		goto out;
 	for (i = 0; i < ARRAY_SIZE(rbt_resize_pages); i++) {
 		/* 0 and 1 byte are below the minimum of two sub-buffers */
 		size = rbt_resize_pages[i] > 1 ? rbt_resize_pages[i] * PAGE_SIZE :
@@ -1419,23 +1443,43 @@ static enum rbt_result rbt_test_resize_live(void)
 		for_each_online_cpu(c)
 			RBT_EQ("ring_buffer_size", rbt_expect_size(b, size),
 			       ring_buffer_size(b, c));
-		msleep(20);
+		rbt_resize_pause(w, live);
 	}
-	RBT_ERR("resize one CPU", 0,
-		ring_buffer_resize(b, 16 * PAGE_SIZE, rbt.other));
+	RBT_ERR("resize one CPU", 0, ring_buffer_resize(b, 16 * PAGE_SIZE, w->cpu));
 	RBT_EQ("size of the resized CPU", rbt_expect_size(b, 16 * PAGE_SIZE),
-	       ring_buffer_size(b, rbt.other));
-	RBT_EQ("size of the other CPU", rbt_expect_size(b, size),
-	       ring_buffer_size(b, rbt.cpu));
-	msleep(20);
-	rbt_worker_stop(&w);
+	       ring_buffer_size(b, w->cpu));
+	for_each_online_cpu(c)
+		if (c != w->cpu)
+			RBT_EQ("size of another CPU", rbt_expect_size(b, size),
+			       ring_buffer_size(b, c));
+	rbt_resize_pause(w, live);
+}
 
-	entries = ring_buffer_entries_cpu(b, rbt.other);
-	over = ring_buffer_overrun_cpu(b, rbt.other);
+static enum rbt_result rbt_test_resize_live(void)
+{
+	struct rbt_worker w = { .reserve = true, .cpu = rbt.cpu };
+	bool live = rbt.other >= 0;
+	unsigned long entries, over;
+	struct rbt_drain d = { };
+	struct trace_buffer *b;
+
+	b = rbt_alloc(8, true);
+	if (!RBT_EXPECT(b, "ring_buffer_alloc failed"))
+		return RBT_FAIL;
+	w.buffer = b;
+	if (live && !RBT_EXPECT(!rbt_worker_start(&w, rbt.other, rbt_writer_fn),
+				"kthread_create failed"))
+		goto out;
+	rbt_resize_steps(b, &w, live);
+	if (live)
+		rbt_worker_stop(&w);
+
+	entries = ring_buffer_entries_cpu(b, w.cpu);
+	over = ring_buffer_overrun_cpu(b, w.cpu);
 	RBT_EXPECT(w.seq > 0, "writer wrote nothing");
 	RBT_EQ("entries + overrun == written", w.seq, entries + over);
-	d.src = rbt.other;
-	rbt_drain(b, rbt.other, &d);
+	d.src = w.cpu;
+	rbt_drain(b, w.cpu, &d);
 	RBT_EQ("events read", entries, d.count);
 	RBT_EQ("newest seq kept", w.seq - 1, d.last_seq);
 	RBT_EQ("events missing == overrun", over, d.first_seq + d.gaps);
