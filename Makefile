@@ -39,7 +39,7 @@ endif
 INITRD := $(BUILD)/initramfs.cpio
 
 # Hand the knobs to the scripts.
-export STOCK QEMU_ACCEL SMP KERNEL_TREE JOBS FLAVOURS VERBOSE TIMEOUT TIMEOUT_DEBUG
+export STOCK QEMU_ACCEL SMP KERNEL_TREE JOBS FLAVOURS VERBOSE TIMEOUT TIMEOUT_DEBUG STARTUP_TESTS
 
 .PHONY: help all patch tree kernel initramfs run shell test clean
 

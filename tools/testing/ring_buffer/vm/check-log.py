@@ -121,7 +121,8 @@ def parse_ktap(lines, subtest, summary_re, rep, prefix):
 
 
 def check_ftrace_startup(lines, rep):
-    """FTRACE_STARTUP_TEST: 'Testing <what>: ... PASSED' or 'FAILED!'.
+    """FTRACE_STARTUP_TEST: 'Testing <what>: ... PASSED' or 'FAILED!' (the
+    event filter test says 'OK').
     With pr_cont, the verdict may land on a later line."""
     n = 0
     for i, line in enumerate(lines):
@@ -131,8 +132,10 @@ def check_ftrace_startup(lines, rep):
         n += 1
         what, rest = m.group(1), m.group(2)
         verdict = None
-        for cand in [rest] + lines[i + 1:i + 4]:
-            if 'PASSED' in cand:
+        # The verdict comes before the next "Testing" line; ftrace prints
+        # progress like "(1 0 1 0 0)" on lines of their own until then.
+        for cand in [rest] + lines[i + 1:i + 200]:
+            if 'PASSED' in cand or re.search(r'(^|\s)OK\s*$', cand):
                 verdict = True
                 break
             if 'FAILED' in cand:
