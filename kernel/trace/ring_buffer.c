@@ -85,12 +85,12 @@
 /* An absolute stamp keeps 59 bits; readers take the rest from the past. */
 #define RB_ABS_MASK		((1ULL << 59) - 1)
 /* Sub-buffers may not exceed 1 MiB: readers mask commit with 0xfffff. */
-#define RB_SUBBUF_MAX		(1UL << 20)
+#define RB_SUBBUF_MAX		BIT(20)
 /* Flags in the commit word of a page handed to a reader. */
-#define RB_MISSED_EVENTS	(1UL << 31)
-#define RB_MISSED_STORED	(1UL << 30)
+#define RB_MISSED_EVENTS	BIT(31)
+#define RB_MISSED_STORED	BIT(30)
 /* ring_buffer_record_off() sets this; record_disable() counts below it. */
-#define RB_RECORD_OFF		(1 << 20)
+#define RB_RECORD_OFF		BIT(20)
 /* Recursion guard: five bits (four contexts and a spare) per nest level. */
 #define RB_CTX_BITS		5
 #define RB_CTX_SPARE		4
@@ -208,7 +208,7 @@ struct trace_buffer {
 	u64			(*clock)(void);
 	struct rb_slot __percpu	*slots;
 	cpumask_var_t		cpumask;
-	struct mutex		mutex;
+	struct mutex		mutex;		/* resize, reset, order, hotplug */
 	struct lock_class_key	*key;
 	struct hlist_node	node;
 	struct rb_waiter	waiter;
@@ -374,7 +374,8 @@ static struct rb_cpu *rb_cpu_get(struct trace_buffer *buffer, int cpu)
 
 static u64 rb_clock(struct trace_buffer *buffer)
 {
-	return READ_ONCE(buffer->clock)();
+	/* set_clock() callers reset the buffer; a stale pointer is fine. */
+	return buffer->clock();
 }
 
 /* Largest payload: an empty sub-buffer minus a long header (and a stamp). */
@@ -569,6 +570,7 @@ rb_reserve(struct trace_buffer *buffer, struct rb_cpu *cb, struct rb_wctx *wc,
 			w = rb_mkpos(cb, rb_pseq(cb, w) + 1, 0);
 			off = 0;
 			pre = 0;
+			delta = 0;
 		}
 		wc->sb = sb;
 		wc->start = w;
@@ -1192,11 +1194,11 @@ EXPORT_SYMBOL_GPL(ring_buffer_read_page_data);
  * @rpage: a page from ring_buffer_alloc_read_page()
  *
  * Context: Any context.
- * Return: its size in bytes, header included.
+ * Return: its size in bytes, header included; 0 for NULL.
  */
 unsigned int ring_buffer_read_page_size(struct buffer_data_read_page *rpage)
 {
-	return PAGE_SIZE << rpage->order;
+	return rpage ? PAGE_SIZE << rpage->order : 0;
 }
 EXPORT_SYMBOL_GPL(ring_buffer_read_page_size);
 
@@ -1244,6 +1246,7 @@ static int rb_rd_page(struct trace_buffer *buffer, struct rb_cpu *cb,
 		rb_rd_sync(cb);
 		if (!rb_cur_fill(cb, rd))
 			break;
+		/* Pairs with the barriers in rb_push(): see head move. */
 		smp_rmb();
 	}
 	if (!rb_rd_peek(buffer, cb, &ts))
@@ -2318,6 +2321,22 @@ bool ring_buffer_empty(struct trace_buffer *buffer)
 }
 EXPORT_SYMBOL_GPL(ring_buffer_empty);
 
+/*
+ * A push counts all events of the pushed sub-buffer as overrun until the
+ * reader, at its next read, takes back those it had read.  Settle that
+ * before reporting counters.
+ */
+static void rb_settle(struct rb_cpu *cb)
+{
+	unsigned long flags;
+
+	if (atomic_long_read(&cb->head) == READ_ONCE(cb->rd.seq) ||
+	    !rb_lock(cb, &flags))
+		return;
+	rb_rd_sync(cb);
+	rb_unlock(cb, flags);
+}
+
 /**
  * ring_buffer_entries_cpu - events in a CPU's ring not yet read
  * @buffer: the buffer
@@ -2333,6 +2352,7 @@ unsigned long ring_buffer_entries_cpu(struct trace_buffer *buffer, int cpu)
 
 	if (!cb)
 		return 0;
+	rb_settle(cb);
 	n = local_read(&cb->committed) - READ_ONCE(cb->read) - rb_overrun(cb);
 	return n > 0 ? n : 0;
 }
@@ -2350,7 +2370,10 @@ unsigned long ring_buffer_overrun_cpu(struct trace_buffer *buffer, int cpu)
 {
 	struct rb_cpu *cb = rb_cpu_get(buffer, cpu);
 
-	return cb ? rb_overrun(cb) : 0;
+	if (!cb)
+		return 0;
+	rb_settle(cb);
+	return rb_overrun(cb);
 }
 EXPORT_SYMBOL_GPL(ring_buffer_overrun_cpu);
 
@@ -2474,24 +2497,28 @@ unsigned long ring_buffer_bytes_cpu(struct trace_buffer *buffer, int cpu)
 EXPORT_SYMBOL_GPL(ring_buffer_bytes_cpu);
 
 /**
- * ring_buffer_oldest_event_ts - stamp of the oldest unread event of a CPU
+ * ring_buffer_oldest_event_ts - time stamp of the oldest unread sub-buffer
  * @buffer: the buffer
  * @cpu: the CPU
  *
  * Context: Any context but NMI.
- * Return: the stamp, or 0 when the ring is empty or the CPU bad.
+ * Return: the time stamp in the header of the sub-buffer the reader is on,
+ * or 0 for a bad CPU.
  */
 u64 ring_buffer_oldest_event_ts(struct trace_buffer *buffer, int cpu)
 {
 	struct rb_cpu *cb = rb_cpu_get(buffer, cpu);
 	unsigned long flags;
-	u64 ts = 0;
+	u64 ts;
 
 	if (!cb)
 		return 0;
 	raw_spin_lock_irqsave(&cb->reader_lock, flags);
-	if (!rb_rd_peek(buffer, cb, &ts))
-		ts = 0;
+	rb_rd_sync(cb);
+	if (cb->rd.len)
+		ts = cb->rd.copy->time_stamp;
+	else
+		ts = READ_ONCE(rb_slot_of(cb, cb->rd.seq)->page->time_stamp);
 	raw_spin_unlock_irqrestore(&cb->reader_lock, flags);
 	return ts;
 }
