@@ -220,8 +220,13 @@ static int m_write(struct m_state *m, int cpu, int how)
 	 * ring_buffer_max_event_size() promises (it forgets the stamp the
 	 * event carries), counting the refusal nowhere: tolerated, not required.
 	 */
-	if (!ok && m->abs && len + 8 > max)
+	if (!ok && m->abs && len + 8 > max) {
+		/* counted as refused for room, or nowhere: either is fine */
+		if (ring_buffer_dropped_events_cpu(mb->b, cpu) +
+		    ring_buffer_commit_overrun_cpu(mb->b, cpu) == c->refused + 1)
+			c->refused++;
 		return 0;
+	}
 	if (!ok) {
 		unsigned long size = ring_buffer_size(mb->b, cpu);
 		unsigned long sb = ring_buffer_subbuf_size_get(mb->b);
