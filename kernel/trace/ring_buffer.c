@@ -91,6 +91,8 @@
 #define RB_MISSED_STORED	BIT(30)
 /* ring_buffer_record_off() sets this; record_disable() counts below it. */
 #define RB_RECORD_OFF		BIT(20)
+/* A control path holding writers off adds this to cb->record_disabled. */
+#define RB_HELD			BIT(16)
 /* Recursion guard: five bits (four contexts and a spare) per nest level. */
 #define RB_CTX_BITS		5
 #define RB_CTX_SPARE		4
@@ -131,6 +133,7 @@ struct rb_cursor {
 	unsigned int		off;		/* next byte to decode */
 	unsigned int		len;		/* bytes copied so far */
 	bool			done;		/* the writer has left seq */
+	bool			own;		/* we retired seq: the copy is final */
 	u64			ts;		/* stamp of the last event passed */
 	struct rb_data_page	*copy;
 };
@@ -151,7 +154,7 @@ struct rb_cpu {
 
 	/* Shared between the writer and the readers. */
 	atomic_long_t		head ____cacheline_aligned_in_smp;
-	atomic_t		record_disabled;
+	atomic_t		record_disabled;	/* + RB_HELD per control path */
 	atomic_t		iters;
 
 	/* Readers, serialised by reader_lock. */
@@ -160,7 +163,8 @@ struct rb_cpu {
 	unsigned long		rd_cnt;		/* events read from rd.seq */
 	unsigned long		read;
 	unsigned long		overrun_adj;
-	unsigned long		lost_seen;
+	unsigned long		lost_seen;	/* overrun already reported */
+	unsigned long		lost_mark;	/* overrun when rd.seq began */
 
 	/* Geometry: changed only while writers are held off. */
 	struct rb_subbuf	*subbufs;
@@ -451,7 +455,7 @@ static void rb_push(struct rb_cpu *cb, struct rb_subbuf *sb, unsigned long r)
 	long old = r;
 
 	/*
-	 * Pairs with the cmpxchg in rb_rd_retire(): exactly one side
+	 * Pairs with the cmpxchg in rb_rd_take(): exactly one side
 	 * retires r.  Being a full barrier, it also orders the retirement
 	 * before rb_mark() reuses the slot.
 	 */
@@ -473,7 +477,7 @@ static int rb_make_room(struct trace_buffer *buffer, struct rb_cpu *cb,
 			local_inc(&cb->commit_overrun);
 			return -ENOSPC;
 		}
-		/* Pairs with the cmpxchg in rb_rd_retire(). */
+		/* Pairs with the cmpxchg in rb_rd_take(). */
 		head = atomic_long_read_acquire(&cb->head);
 		if (!rb_seq_before(r, head)) {
 			if (!(READ_ONCE(buffer->flags) & RB_FL_OVERWRITE)) {
@@ -702,15 +706,21 @@ ring_buffer_lock_reserve(struct trace_buffer *buffer, unsigned long length)
 	struct rb_wctx *wc;
 	struct rb_cpu *cb;
 	unsigned int bit;
+	int disabled;
 
 	preempt_disable_notrace();
 	if (unlikely(atomic_read(&buffer->record_disabled)))
 		goto out;
 	slot = this_cpu_ptr(buffer->slots);
 	cb = READ_ONCE(slot->cb);
-	if (unlikely(!cb || atomic_read(&cb->record_disabled) ||
-		     length > READ_ONCE(buffer->max_len)))
+	if (unlikely(!cb || length > READ_ONCE(buffer->max_len)))
 		goto out;
+	disabled = atomic_read(&cb->record_disabled);
+	if (unlikely(disabled)) {
+		if (!(disabled & (RB_HELD - 1)))
+			local_inc(&cb->dropped);
+		goto out;
+	}
 	if (unlikely(!rb_guard_enter(slot, &bit)))
 		goto out;
 	wc = &slot->w[slot->level++];
@@ -868,6 +878,7 @@ static void rb_cur_start(struct rb_cursor *cur, unsigned long seq)
 	cur->off = 0;
 	cur->len = 0;
 	cur->done = false;
+	cur->own = false;
 	cur->ts = 0;
 }
 
@@ -959,30 +970,44 @@ static unsigned long rb_overrun(struct rb_cpu *cb)
 	return local_read(&cb->overrun) - READ_ONCE(cb->overrun_adj);
 }
 
+/*
+ * Point the reader at sub-buffer @seq.  Events lost so far lie before it
+ * and are reported with its first event.
+ */
+static void rb_rd_move(struct rb_cpu *cb, unsigned long seq)
+{
+	cb->rd_cnt = 0;
+	rb_cur_start(&cb->rd, seq);
+	cb->lost_mark = rb_overrun(cb);
+}
+
 /* Catch up with a writer that pushed our sub-buffer out. */
 static void rb_rd_sync(struct rb_cpu *cb)
 {
 	unsigned long head = atomic_long_read(&cb->head);
 
-	if (head == cb->rd.seq)
+	if (cb->rd.own || head == cb->rd.seq)
 		return;
 	/* The push counted all its events as lost; ours were read. */
 	WRITE_ONCE(cb->overrun_adj, cb->overrun_adj + cb->rd_cnt);
-	cb->rd_cnt = 0;
-	rb_cur_start(&cb->rd, head);
+	rb_rd_move(cb, head);
 }
 
-static void rb_rd_retire(struct rb_cpu *cb)
+/*
+ * The copy of a finished sub-buffer is complete: retire the sub-buffer so
+ * the writer may reuse its slot, and read the rest from the copy.  Like
+ * the 6.12 reader page, this gives the ring one sub-buffer more room once
+ * a reader is at work.
+ */
+static void rb_rd_take(struct rb_cpu *cb)
 {
 	long seq = cb->rd.seq;
 
 	/* Pairs with the cmpxchg in rb_push() and the acquire in rb_make_room(). */
-	if (atomic_long_try_cmpxchg(&cb->head, &seq, seq + 1)) {
-		cb->rd_cnt = 0;
-		rb_cur_start(&cb->rd, seq + 1);
-	} else {
+	if (atomic_long_try_cmpxchg(&cb->head, &seq, seq + 1))
+		cb->rd.own = true;
+	else
 		rb_rd_sync(cb);
-	}
 }
 
 /* Next event for the consuming reader; caller holds reader_lock. */
@@ -997,16 +1022,21 @@ rb_rd_peek(struct trace_buffer *buffer, struct rb_cpu *cb, u64 *ts)
 		ev = rb_cur_event(buffer, &cb->rd, ts);
 		if (ev)
 			return ev;
+		if (cb->rd.own) {
+			rb_rd_move(cb, cb->rd.seq + 1);
+			continue;
+		}
 		if (rb_cur_fill(cb, &cb->rd)) {
 			/* The slot was reused, so head has moved: see it. */
 			smp_rmb();
 			continue;
 		}
-		if (cb->rd.off < cb->rd.len)
+		if (cb->rd.done) {
+			rb_rd_take(cb);
 			continue;
-		if (!cb->rd.done)
+		}
+		if (cb->rd.off >= cb->rd.len)
 			return NULL;
-		rb_rd_retire(cb);
 	}
 	return NULL;
 }
@@ -1021,11 +1051,10 @@ static void rb_rd_consume(struct rb_cpu *cb, struct ring_buffer_event *ev,
 
 static unsigned long rb_take_lost(struct rb_cpu *cb, bool clear)
 {
-	unsigned long now = rb_overrun(cb);
-	unsigned long lost = now - cb->lost_seen;
+	unsigned long lost = cb->lost_mark - cb->lost_seen;
 
 	if (clear)
-		cb->lost_seen = now;
+		cb->lost_seen = cb->lost_mark;
 	return lost;
 }
 
@@ -1244,7 +1273,7 @@ static int rb_rd_page(struct trace_buffer *buffer, struct rb_cpu *cb,
 	/* Copy all that is readable now, so rd->done is current. */
 	for (tries = 0; tries < RB_READ_TRIES; tries++) {
 		rb_rd_sync(cb);
-		if (!rb_cur_fill(cb, rd))
+		if (rd->own || !rb_cur_fill(cb, rd))
 			break;
 		/* Pairs with the barriers in rb_push(): see head move. */
 		smp_rmb();
@@ -1273,8 +1302,6 @@ static int rb_rd_page(struct trace_buffer *buffer, struct rb_cpu *cb,
 	}
 	local_set(&dst->commit, commit);
 	memset(&dst->data[used], 0, cb->cap - used);
-	if (rd->done && rd->off >= rd->len)
-		rb_rd_retire(cb);
 	return 0;
 }
 
@@ -1327,15 +1354,20 @@ struct ring_buffer_iter {
 	unsigned int		order;
 };
 
-/* Start at the consuming reader's position; caller holds reader_lock. */
+/*
+ * Start at the consuming reader's position, with a copy of what it has
+ * copied (the only copy left once the reader owns it).  Caller holds
+ * reader_lock.
+ */
 static void rb_iter_from_reader(struct ring_buffer_iter *iter)
 {
+	struct rb_data_page *copy = iter->cur.copy;
 	struct rb_cpu *cb = iter->cb;
 
 	rb_rd_sync(cb);
-	rb_cur_start(&iter->cur, cb->rd.seq);
-	iter->cur.off = cb->rd.off;
-	iter->cur.ts = cb->rd.ts;
+	iter->cur = cb->rd;
+	iter->cur.copy = copy;
+	memcpy(copy, cb->rd.copy, RB_HDR_BYTES + cb->rd.len);
 	iter->ev = NULL;
 }
 
@@ -1414,7 +1446,7 @@ ring_buffer_iter_peek(struct ring_buffer_iter *iter, u64 *ts)
 	for (tries = 0; !iter->ev && tries < RB_READ_TRIES; tries++) {
 		unsigned long head = atomic_long_read(&cb->head);
 
-		if (rb_seq_before(cur->seq, head)) {
+		if (!cur->own && rb_seq_before(cur->seq, head)) {
 			/* The writer overwrote what we were about to show. */
 			iter->dropped = true;
 			rb_cur_start(cur, head);
@@ -1422,6 +1454,10 @@ ring_buffer_iter_peek(struct ring_buffer_iter *iter, u64 *ts)
 		iter->ev = rb_cur_event(iter->buffer, cur, &iter->ev_ts);
 		if (iter->ev)
 			break;
+		if (cur->own) {
+			rb_cur_start(cur, cur->seq + 1);
+			continue;
+		}
 		if (rb_cur_fill(cb, cur)) {
 			/* Pairs with the barriers in rb_push(): see head move. */
 			smp_rmb();
@@ -1573,6 +1609,7 @@ static void rb_cpu_clear(struct rb_cpu *cb)
 	cb->read = 0;
 	cb->overrun_adj = 0;
 	cb->lost_seen = 0;
+	cb->lost_mark = 0;
 }
 
 static void rb_set_geometry(struct rb_cpu *cb, unsigned int order)
@@ -1753,16 +1790,20 @@ int trace_rb_cpu_prepare(unsigned int cpu, struct hlist_node *node)
 	return ret;
 }
 
-/* Keep writers of @cb out; every writer that was inside has left. */
+/*
+ * Keep writers of @cb out; on return every writer that was inside has
+ * left (they run with preemption disabled).  Writes refused meanwhile
+ * count as dropped events rather than vanish.
+ */
 static void rb_hold_writers(struct rb_cpu *cb)
 {
-	atomic_inc(&cb->record_disabled);
+	atomic_add(RB_HELD, &cb->record_disabled);
 	synchronize_rcu();
 }
 
 static void rb_release_writers(struct rb_cpu *cb)
 {
-	atomic_dec(&cb->record_disabled);
+	atomic_sub(RB_HELD, &cb->record_disabled);
 }
 
 static bool rb_any_iter(struct trace_buffer *buffer, int cpu_id)
@@ -1964,7 +2005,7 @@ static void rb_reset_mask(struct trace_buffer *buffer,
 
 	mutex_lock(&buffer->mutex);
 	for_each_cpu_and(cpu, buffer->cpumask, mask)
-		atomic_inc(&per_cpu_ptr(buffer->slots, cpu)->cb->record_disabled);
+		atomic_add(RB_HELD, &per_cpu_ptr(buffer->slots, cpu)->cb->record_disabled);
 	synchronize_rcu();
 	for_each_cpu_and(cpu, buffer->cpumask, mask) {
 		struct rb_cpu *cb = per_cpu_ptr(buffer->slots, cpu)->cb;
@@ -2100,6 +2141,7 @@ static int rb_reorder_cpu(struct rb_cpu *cb, unsigned int order,
 	local_set(&cb->overrun, keep[1]);
 	cb->read = keep[2];
 	cb->lost_seen = keep[1];
+	cb->lost_mark = keep[1];
 	local_set(&cb->dropped, keep[3]);
 	local_set(&cb->commit_overrun, keep[4]);
 	raw_spin_unlock_irq(&cb->reader_lock);
@@ -2330,7 +2372,8 @@ static void rb_settle(struct rb_cpu *cb)
 {
 	unsigned long flags;
 
-	if (atomic_long_read(&cb->head) == READ_ONCE(cb->rd.seq) ||
+	if (READ_ONCE(cb->rd.own) ||
+	    atomic_long_read(&cb->head) == READ_ONCE(cb->rd.seq) ||
 	    !rb_lock(cb, &flags))
 		return;
 	rb_rd_sync(cb);
@@ -2487,9 +2530,13 @@ unsigned long ring_buffer_bytes_cpu(struct trace_buffer *buffer, int cpu)
 	rb_rd_sync(cb);
 	commit = local64_read(&cb->commit);
 	last = rb_pseq(cb, commit);
-	for (s = cb->rd.seq; rb_seq_before(s, last); s++)
+	s = cb->rd.seq;
+	if (cb->rd.own)
+		bytes = cb->rd.len;
+	for (s += cb->rd.own; rb_seq_before(s, last); s++)
 		bytes += READ_ONCE(rb_slot_of(cb, s)->end);
-	bytes += rb_poff(cb, commit);
+	if (!rb_seq_before(last, s))
+		bytes += rb_poff(cb, commit);
 	bytes -= min_t(unsigned long, bytes, cb->rd.off);
 	raw_spin_unlock_irqrestore(&cb->reader_lock, flags);
 	return bytes;
