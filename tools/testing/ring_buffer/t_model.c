@@ -434,14 +434,17 @@ static int m_resize(struct m_state *m, int cpu)
 	snprintf(m->what, sizeof(m->what), "resize cpu %d to %lu", cpu, size);
 	for (int bi = 0; bi < 2; bi++) {
 		struct m_buf *mb = &m->buf[bi];
+		unsigned long before[M_NCPU];
 
+		for (int i = 0; i < M_NCPU; i++)
+			before[i] = ring_buffer_size(mb->b, i);
 		ret = ring_buffer_resize(mb->b, size, cpu);
 		if (ret)
 			M_FAIL(m, "resize returned %d", ret);
-		if (size < mb->size)
-			for (int i = 0; i < M_NCPU; i++)
-				if (cpu == RING_BUFFER_ALL_CPUS || cpu == i)
-					mb->cpu[i].may_lose = 1;
+		/* a CPU that shrank may have lost its oldest events */
+		for (int i = 0; i < M_NCPU; i++)
+			if (ring_buffer_size(mb->b, i) < before[i])
+				mb->cpu[i].may_lose = 1;
 	}
 	/* both buffers get every size, so swaps stay possible; sizes per CPU differ */
 	if (cpu == RING_BUFFER_ALL_CPUS)
