@@ -989,6 +989,7 @@ static int test_sim_rcu_warn(void)
 	T_EQ(__atomic_load_n(&SI.spin, __ATOMIC_SEQ_CST), 2);
 	sim_thread_join(&th);
 	/* WARN_ON counts; sleeping in atomic context warns */
+	printf("# the next two warnings are provoked on purpose\n");
 	T_ASSERT(WARN_ON(1));
 	T_ASSERT(!WARN_ON(0));
 	T_EQ(sim_warnings(), w + 1);
