@@ -1137,11 +1137,46 @@ static struct rb_data_page *rb_page_alloc(int cpu, unsigned int order,
 	return page ? page_address(page) : NULL;
 }
 
+static unsigned int rb_subbuf_bytes(unsigned int order)
+{
+	return PAGE_SIZE << order;
+}
+
 static void rb_page_free(struct rb_data_page *page, unsigned int order)
 {
 	if (page)
 		free_pages((unsigned long)page, order);
 }
+
+/**
+ * ring_buffer_read_page_data - the sub-buffer inside a read page
+ * @rpage: a page from ring_buffer_alloc_read_page()
+ *
+ * Context: Any context.
+ * Return: the start of the sub-buffer: header, then events.
+ */
+void *ring_buffer_read_page_data(struct buffer_data_read_page *rpage)
+{
+	struct rb_data_page *page = rpage->data;
+
+	return page;
+}
+EXPORT_SYMBOL_GPL(ring_buffer_read_page_data);
+
+/**
+ * ring_buffer_read_page_size - size of a read page
+ * @rpage: a page from ring_buffer_alloc_read_page()
+ *
+ * Context: Any context.
+ * Return: its size in bytes, header included; 0 for NULL.
+ */
+unsigned int ring_buffer_read_page_size(struct buffer_data_read_page *rpage)
+{
+	if (!rpage)
+		return 0;
+	return rb_subbuf_bytes(rpage->order);
+}
+EXPORT_SYMBOL_GPL(ring_buffer_read_page_size);
 
 /**
  * ring_buffer_alloc_read_page - get a page for ring_buffer_read_page()
@@ -1204,32 +1239,6 @@ void ring_buffer_free_read_page(struct trace_buffer *buffer, int cpu,
 	kfree(rpage);
 }
 EXPORT_SYMBOL_GPL(ring_buffer_free_read_page);
-
-/**
- * ring_buffer_read_page_data - the sub-buffer inside a read page
- * @rpage: a page from ring_buffer_alloc_read_page()
- *
- * Context: Any context.
- * Return: the start of the sub-buffer: header, then events.
- */
-void *ring_buffer_read_page_data(struct buffer_data_read_page *rpage)
-{
-	return rpage->data;
-}
-EXPORT_SYMBOL_GPL(ring_buffer_read_page_data);
-
-/**
- * ring_buffer_read_page_size - size of a read page
- * @rpage: a page from ring_buffer_alloc_read_page()
- *
- * Context: Any context.
- * Return: its size in bytes, header included; 0 for NULL.
- */
-unsigned int ring_buffer_read_page_size(struct buffer_data_read_page *rpage)
-{
-	return rpage ? PAGE_SIZE << rpage->order : 0;
-}
-EXPORT_SYMBOL_GPL(ring_buffer_read_page_size);
 
 /*
  * Pass whole events from the reader's position while they fit in @room
@@ -1371,6 +1380,25 @@ static void rb_iter_from_reader(struct ring_buffer_iter *iter)
 	iter->ev = NULL;
 }
 
+/*
+ * Refill the iterator's copy.  The reader lock keeps a resize or an order
+ * change (which may race with opening the iterator) from swapping the
+ * ring under the copy.  -EINVAL: the sub-buffer size changed, stop.
+ */
+static int rb_iter_fill(struct ring_buffer_iter *iter)
+{
+	struct rb_cpu *cb = iter->cb;
+	unsigned long flags;
+	int ret = -EINVAL;
+
+	if (!rb_lock(cb, &flags))
+		return -EAGAIN;
+	if (cb->order == iter->order)
+		ret = rb_cur_fill(cb, &iter->cur);
+	rb_unlock(cb, flags);
+	return ret;
+}
+
 /**
  * ring_buffer_read_start - open an iterator on a CPU's ring
  * @buffer: the buffer
@@ -1441,7 +1469,7 @@ ring_buffer_iter_peek(struct ring_buffer_iter *iter, u64 *ts)
 {
 	struct rb_cursor *cur = &iter->cur;
 	struct rb_cpu *cb = iter->cb;
-	int tries;
+	int tries, ret;
 
 	for (tries = 0; !iter->ev && tries < RB_READ_TRIES; tries++) {
 		unsigned long head = atomic_long_read(&cb->head);
@@ -1458,7 +1486,10 @@ ring_buffer_iter_peek(struct ring_buffer_iter *iter, u64 *ts)
 			rb_cur_start(cur, cur->seq + 1);
 			continue;
 		}
-		if (rb_cur_fill(cb, cur)) {
+		ret = rb_iter_fill(iter);
+		if (ret == -EINVAL)
+			break;
+		if (ret) {
 			/* Pairs with the barriers in rb_push(): see head move. */
 			smp_rmb();
 			continue;
@@ -2212,7 +2243,7 @@ EXPORT_SYMBOL_GPL(ring_buffer_subbuf_order_set);
  */
 void ring_buffer_record_disable(struct trace_buffer *buffer)
 {
-	atomic_inc(&buffer->record_disabled);
+	atomic_add(1, &buffer->record_disabled);
 }
 EXPORT_SYMBOL_GPL(ring_buffer_record_disable);
 
@@ -2224,7 +2255,7 @@ EXPORT_SYMBOL_GPL(ring_buffer_record_disable);
  */
 void ring_buffer_record_enable(struct trace_buffer *buffer)
 {
-	atomic_dec(&buffer->record_disabled);
+	atomic_sub(1, &buffer->record_disabled);
 }
 EXPORT_SYMBOL_GPL(ring_buffer_record_enable);
 
@@ -2263,7 +2294,7 @@ EXPORT_SYMBOL_GPL(ring_buffer_record_on);
  */
 bool ring_buffer_record_is_on(struct trace_buffer *buffer)
 {
-	return !atomic_read(&buffer->record_disabled);
+	return atomic_read(&buffer->record_disabled) == 0;
 }
 EXPORT_SYMBOL_GPL(ring_buffer_record_is_on);
 
