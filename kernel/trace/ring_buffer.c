@@ -883,6 +883,23 @@ static void rb_cur_start(struct rb_cursor *cur, unsigned long seq)
 }
 
 /*
+ * The writer may be rewriting the bytes we copy: the seq check after the
+ * copy decides whether it is used, so the race is intended (data_race()).
+ */
+static void rb_copy_out(struct rb_cursor *cur, struct rb_subbuf *sb,
+			unsigned int avail)
+{
+	struct rb_data_page *page = sb->page;
+
+	/* Racy by design: validated by the seq check in rb_cur_fill(). */
+	if (!cur->len)
+		cur->copy->time_stamp = data_race(page->time_stamp);
+	/* Racy by design: validated by the seq check in rb_cur_fill(). */
+	data_race(memcpy(&cur->copy->data[cur->len], &page->data[cur->len],
+			 avail - cur->len));
+}
+
+/*
  * Copy what is readable of sub-buffer cur->seq beyond what the cursor has.
  * Return 0, or -EAGAIN when the slot was reused while we copied.
  */
@@ -907,12 +924,8 @@ static int rb_cur_fill(struct rb_cpu *cb, struct rb_cursor *cur)
 	}
 	if (avail > cb->cap)
 		return -EAGAIN;
-	if (avail > cur->len) {
-		if (!cur->len)
-			cur->copy->time_stamp = READ_ONCE(sb->page->time_stamp);
-		memcpy(&cur->copy->data[cur->len], &sb->page->data[cur->len],
-		       avail - cur->len);
-	}
+	if (avail > cur->len)
+		rb_copy_out(cur, sb, avail);
 	/* Pairs with the smp_wmb() in rb_mark(). */
 	smp_rmb();
 	if (local_read(&sb->seq) != (long)cur->seq)

@@ -149,6 +149,24 @@ typedef int pid_t;
 #define RB_ORD_RMW __ATOMIC_RELAXED
 #endif
 
+/*
+ * data_race(): an access whose race is intended (seqcount-style copies).
+ * TSan is told to ignore the reads inside; elsewhere it is the plain
+ * expression, as in the kernel without KCSAN.
+ */
+#ifdef RB_TSAN
+void AnnotateIgnoreReadsBegin(const char *file, int line);
+void AnnotateIgnoreReadsEnd(const char *file, int line);
+#define data_race(expr) ({					\
+	AnnotateIgnoreReadsBegin(__FILE__, __LINE__);		\
+	__auto_type __dr_v = (expr);				\
+	AnnotateIgnoreReadsEnd(__FILE__, __LINE__);		\
+	__dr_v;							\
+})
+#else
+#define data_race(expr) (expr)
+#endif
+
 #define mb() __atomic_thread_fence(__ATOMIC_SEQ_CST)
 #define rmb() __atomic_thread_fence(__ATOMIC_ACQUIRE)
 #define wmb() __atomic_thread_fence(__ATOMIC_RELEASE)
