@@ -891,9 +891,10 @@ static void rb_copy_out(struct rb_cursor *cur, struct rb_subbuf *sb,
 {
 	struct rb_data_page *page = sb->page;
 
-	/* Racy by design: validated by the seq check in rb_cur_fill(). */
-	if (!cur->len)
+	if (!cur->len) {
+		/* Racy by design: validated by the seq check in rb_cur_fill(). */
 		cur->copy->time_stamp = data_race(page->time_stamp);
+	}
 	/* Racy by design: validated by the seq check in rb_cur_fill(). */
 	data_race(memcpy(&cur->copy->data[cur->len], &page->data[cur->len],
 			 avail - cur->len));
