@@ -161,6 +161,7 @@ struct rb_cpu {
 	raw_spinlock_t		reader_lock;
 	struct rb_cursor	rd;
 	unsigned long		rd_cnt;		/* events read from rd.seq */
+	unsigned long		rd_total;	/* events in rd.seq, once owned */
 	unsigned long		read;
 	unsigned long		overrun_adj;
 	unsigned long		lost_seen;	/* overrun already reported */
@@ -1015,13 +1016,21 @@ static void rb_rd_sync(struct rb_cpu *cb)
  */
 static void rb_rd_take(struct rb_cpu *cb)
 {
+	struct rb_subbuf *sb = rb_slot_of(cb, cb->rd.seq);
+	unsigned long total = local_read(&sb->cum) - sb->retired;
 	long seq = cb->rd.seq;
 
-	/* Pairs with the cmpxchg in rb_push() and the acquire in rb_make_room(). */
-	if (atomic_long_try_cmpxchg(&cb->head, &seq, seq + 1))
+	/*
+	 * Pairs with the cmpxchg in rb_push() and the acquire in
+	 * rb_make_room().  The slot's counts were read before: once head
+	 * moves, the writer may start the next lap in it.
+	 */
+	if (atomic_long_try_cmpxchg(&cb->head, &seq, seq + 1)) {
 		cb->rd.own = true;
-	else
+		cb->rd_total = total;
+	} else {
 		rb_rd_sync(cb);
+	}
 }
 
 /* Next event for the consuming reader; caller holds reader_lock. */
@@ -1284,9 +1293,27 @@ static unsigned int rb_rd_span(struct trace_buffer *buffer, struct rb_cpu *cb,
 	return rd->off - start;
 }
 
-static int rb_rd_page(struct trace_buffer *buffer, struct rb_cpu *cb,
-		      struct rb_data_page *dst, unsigned int room, bool full)
+/*
+ * A whole sub-buffer the reader owns: hand over the copy page itself and
+ * take the caller's page as the next copy.  No walk, no second copy.
+ */
+static struct rb_data_page *rb_rd_give(struct rb_cpu *cb,
+				       struct buffer_data_read_page *rpage)
 {
+	struct rb_data_page *page = cb->rd.copy;
+
+	cb->rd.copy = rpage->data;
+	rpage->data = page;
+	cb->rd.off = cb->rd.len;
+	WRITE_ONCE(cb->read, cb->read + cb->rd_total);
+	return page;
+}
+
+static int rb_rd_page(struct trace_buffer *buffer, struct rb_cpu *cb,
+		      struct buffer_data_read_page *rpage, unsigned int room,
+		      bool full)
+{
+	struct rb_data_page *dst = rpage->data;
 	struct rb_cursor *rd = &cb->rd;
 	unsigned long events = 0, lost, commit;
 	unsigned int start, n, used;
@@ -1307,11 +1334,16 @@ static int rb_rd_page(struct trace_buffer *buffer, struct rb_cpu *cb,
 		return -1;
 	start = rd->off;
 	base = rd->ts;
-	n = rb_rd_span(buffer, cb, room, &events);
-	if (!n)
-		return -1;
-	memcpy(dst->data, &rd->copy->data[start], n);
-	dst->time_stamp = base;
+	if (rd->own && !start && rd->len <= room) {
+		n = rd->len;
+		dst = rb_rd_give(cb, rpage);
+	} else {
+		n = rb_rd_span(buffer, cb, room, &events);
+		if (!n)
+			return -1;
+		memcpy(dst->data, &rd->copy->data[start], n);
+		dst->time_stamp = base;
+	}
 	commit = n;
 	used = n;
 	lost = rb_take_lost(cb, true);
@@ -1357,7 +1389,7 @@ int ring_buffer_read_page(struct trace_buffer *buffer,
 	if (len <= RB_HDR_BYTES)
 		return -1;
 	raw_spin_lock_irqsave(&cb->reader_lock, flags);
-	ret = rb_rd_page(buffer, cb, rpage->data, len - RB_HDR_BYTES, full);
+	ret = rb_rd_page(buffer, cb, rpage, len - RB_HDR_BYTES, full);
 	raw_spin_unlock_irqrestore(&cb->reader_lock, flags);
 	return ret;
 }
