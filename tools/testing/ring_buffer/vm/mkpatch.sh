@@ -20,8 +20,9 @@
 # author and the Signed-off-by come from this repository's git user.
 #
 # Developer-only: RB_SELFTEST_SRC=/path/file.c takes the self-test from that
-# file when the repository has none (used to bring the pipeline up before the
-# real self-test existed).  Never point it at a file you want to ship.
+# file instead of the repository's (to bring the pipeline up before the real
+# self-test existed, and to check that a failing self-test fails make test).
+# Never use it for a patch you ship.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -32,11 +33,11 @@ out=${2:?usage: mkpatch.sh ours|stock OUT}
 # files: "repo-relative source path|kernel path" pairs.
 files=()
 selftest=kernel/trace/ring_buffer_selftest.c
-if [ -f "$REPO/$selftest" ]; then
+if [ -n "${RB_SELFTEST_SRC:-}" ]; then
+	msg "WARNING: RB_SELFTEST_SRC: the self-test is $RB_SELFTEST_SRC, not the repository's"
+	files+=("$(realpath "$RB_SELFTEST_SRC")|$selftest")
+elif [ -f "$REPO/$selftest" ]; then
 	files+=("$REPO/$selftest|$selftest")
-elif [ -n "${RB_SELFTEST_SRC:-}" ]; then
-	msg "WARNING: $selftest not in the repository, using $RB_SELFTEST_SRC"
-	files+=("$RB_SELFTEST_SRC|$selftest")
 fi
 case $kind in
 ours)
