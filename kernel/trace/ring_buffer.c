@@ -808,7 +808,8 @@ int ring_buffer_write(struct trace_buffer *buffer, unsigned long length,
 
 	if (!ev)
 		return -EBUSY;
-	memcpy(ring_buffer_event_data(ev), data, length);
+	/* A reserve returns the data event itself, never a time event. */
+	memcpy(ev->type_len ? &ev->array[0] : &ev->array[1], data, length);
 	return ring_buffer_unlock_commit(buffer);
 }
 EXPORT_SYMBOL_GPL(ring_buffer_write);
