@@ -415,7 +415,13 @@ run_demo() {
 	echo 1 > $T/tracing_on
 	workload
 	echo 0 > $T/tracing_on
+	# Read everything before switching back to nop: a tracer switch empties
+	# the buffer.
 	cat $T/trace > $TMP/demo
+	for s in $T/per_cpu/cpu*/stats; do
+		echo "=== ${s#$T/} ==="
+		cat $s
+	done > $TMP/demo-stats
 	echo nop > $T/current_tracer
 	echo 0 > $T/events/enable
 	echo
@@ -425,10 +431,7 @@ run_demo() {
 	echo "=== some events from trace ==="
 	grep -m 12 -E 'sched_switch:|sched_wakeup:|sys_openat' $TMP/demo
 	echo
-	for s in $T/per_cpu/cpu*/stats; do
-		echo "=== ${s#$T/} ==="
-		cat $s
-	done
+	cat $TMP/demo-stats
 	echo
 	echo "=== buffer_size_kb: $(cat $T/buffer_size_kb), buffer_total_size_kb: $(cat $T/buffer_total_size_kb), buffer_subbuf_size_kb: $(cat $T/buffer_subbuf_size_kb) ==="
 	echo
