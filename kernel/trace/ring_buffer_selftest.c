@@ -816,11 +816,18 @@ static enum rbt_result rbt_test_nested_ipi(void)
 	if (!RBT_EXPECT(!rbt_worker_start(&w, rbt.other, rbt_writer_fn),
 			"kthread_create failed"))
 		goto out;
-	for (i = 0; i < 400; i++) {
+	/* start once the writer runs; go on until one IPI hit a reservation */
+	for (i = 0; i < 2000 && !READ_ONCE(w.seq); i++)
+		usleep_range(1000, 2000);
+	for (i = 0; i < 4000; i++) {
+		if (i >= 400 && (READ_ONCE(p.hits) || READ_ONCE(w.seq) >= w.limit))
+			break;
 		smp_call_function_single(rbt.other, rbt_ipi_fn, &p, 1);
 		usleep_range(30, 60);
 	}
 	rbt_worker_stop(&w);
+	pr_info("# %s: %llu IPI writes, %d inside a reservation; %llu task writes\n",
+		rbt.name, p.seq, p.hits, w.seq);
 
 	RBT_EQ("IPI handler on the wrong CPU", 0, p.wrong_cpu);
 	RBT_EQ("failed writes from IPI", 0, p.failed);
