@@ -40,6 +40,9 @@ ft_run() {
 	# Not all plain ok: say which and why, from the kept logs.
 	if grep -qE '^ok .*# *SKIP' "$out"; then
 		why=$(cat "$logs"/*-log.* 2>/dev/null | grep -m 1 -E '^Required ')
+		# Without a "Required" line: which exit_* the case called.
+		[ -n "$why" ] || why=$(cat "$logs"/*-log.* 2>/dev/null |
+			grep -m 1 -oE 'exit_(unsupported|untested)' | sed 's/^/the case called /')
 		fail "SKIP: ${why:-ftracetest logged no reason}"
 	else
 		fail "$(grep -vE '^ok [0-9]+ [^#]*$' "$out" | grep -m 1 -E '^(not ok|ok) ')"
