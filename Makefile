@@ -8,6 +8,8 @@
 #   make test           every test: user-space harness, patch check, normal
 #                       and debug kernel boots; ends with "N passed, M failed"
 #   make patch          write build/ring-buffer.patch (git format-patch)
+#   make review         checkpatch --strict, sparse and kernel-doc on our patch
+#                       (KTAP; also part of make test)
 #   make kernel         build the kernel only
 #   make clean          remove build/ (everything generated)
 #
@@ -41,12 +43,12 @@ INITRD := $(BUILD)/initramfs.cpio
 # Hand the knobs to the scripts.
 export STOCK QEMU_ACCEL SMP KERNEL_TREE JOBS FLAVOURS VERBOSE TIMEOUT TIMEOUT_DEBUG STARTUP_TESTS
 
-.PHONY: help all patch tree kernel initramfs run shell test clean
+.PHONY: help all patch tree kernel initramfs run shell test review clean
 
 all: help
 
 help:
-	@sed -n '3,24p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,26p' Makefile | sed 's/^# \{0,1\}//'
 
 # `make patch` always writes our patch, whatever STOCK says.
 patch:
@@ -73,6 +75,10 @@ shell: kernel initramfs
 
 test:
 	@bash $(VM)/run-tests.sh
+
+# Needs build/obj-ours configured (make kernel) for sparse.
+review:
+	@bash $(VM)/review.sh
 
 clean:
 	rm -rf $(BUILD)

@@ -32,6 +32,11 @@ install -m 755 "$VM_DIR/guest/init" "$root/init"
 install -m 755 "$VM_DIR/guest/checks.sh" "$root/bin/rb-checks"
 echo "root:x:0:0:root:/root:/bin/sh" > "$root/etc/passwd"
 echo "root:x:0:" > "$root/etc/group"
+# Real ftrace clients (trace-cmd, ftracetest) and the checks that use them,
+# when initramfs-clients.sh is there (see that file).
+if [ -f "$VM_DIR/initramfs-clients.sh" ]; then
+	. "$VM_DIR/initramfs-clients.sh"
+fi
 (cd "$root" && find . -print0 | LC_ALL=C sort -z |
 	cpio --null -o -H newc --owner=0:0 --quiet) > "$out.tmp"
 mv "$out.tmp" "$out"

@@ -9,6 +9,9 @@
 #   3. for each kernel flavour (FLAVOURS, default "normal debug"): configure
 #      and build, boot in QEMU, then check-log.py on the console and the
 #      guest's KTAP.
+#   4. (ours only) review.sh: checkpatch --strict, sparse and kernel-doc on
+#      our patch, one result per check; it runs after the builds (sparse
+#      needs build/obj-ours) while the last boot goes on.
 # Every stage goes on even when an earlier one failed (except that a patch
 # that does not apply stops the kernel stages: they would test something we
 # do not ship).  At the end: every result as KTAP and one line
@@ -137,6 +140,24 @@ for flavour in ${FLAVOURS:-normal debug}; do
 		boot_check "$flavour" "$obj"
 	fi
 done
+
+# --- 4. review: checkpatch, sparse, kernel-doc --------------------------------------
+# Our patch only: the stock one is the reference, not ours to review.  We
+# hold build/.lock-ours, which review.sh would otherwise take.
+if [ "$kind" = ours ]; then
+	stage_start "review: checkpatch, sparse, kernel-doc (review.sh)"
+	nbefore=$(wc -l < "$results")
+	if RB_LOCK_HELD=1 REVIEW_RESULTS=$results bash "$VM_DIR/review.sh"; then
+		stage_end
+	else
+		stage_end FAILED
+		# A review.sh that stopped before its results still fails.
+		grep -q '^not ok.*review: ' <(tail -n +"$((nbefore + 1))" "$results") ||
+			record fail "review" "review.sh failed before reporting a failure"
+	fi
+else
+	msg "STOCK=1: review.sh reviews our patch only; not run"
+fi
 [ -n "$boot_pid" ] && { wait "$boot_pid" || true; }
 
 # --- summary -----------------------------------------------------------------------

@@ -370,8 +370,17 @@ check_per_cpu_stats() {
 }
 
 # benchmark last: its rounds go on while the other checks run.
+# Checks shipped in other files (guest/tracecmd.sh, guest/ftracetest.sh,
+# packed into /lib/rb-checks.d/ by initramfs-clients.sh): each defines
+# check_NAME functions and adds NAME to EARLY_CHECKS (run before the
+# benchmark) or LATE_CHECKS (after it: they use the top-level buffer).
+EARLY_CHECKS= LATE_CHECKS=
+for rb_extra in /lib/rb-checks.d/*.sh; do
+	[ -f "$rb_extra" ] && . "$rb_extra"
+done
 CHECKS="function_tracer events trace_pipe trace_pipe_raw snapshot instances
-	resize overwrite_on overwrite_off subbuf_size per_cpu_stats benchmark"
+	resize overwrite_on overwrite_off subbuf_size per_cpu_stats $EARLY_CHECKS
+	benchmark $LATE_CHECKS"
 
 # run_tests [CHECK...]: run the checks (all of CHECKS by default) as KTAP.
 # The counters have long names: the checks share the shell's variables.
