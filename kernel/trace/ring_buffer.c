@@ -394,14 +394,19 @@ static void rb_update_max_len(struct trace_buffer *buffer)
 	WRITE_ONCE(buffer->max_len, cap);
 }
 
-/* Reader lock; from NMI (ftrace_dump) it may only be tried. */
+/*
+ * Reader lock; from NMI (ftrace_dump) it may only be tried.  For sparse
+ * the lock is always taken: a failed try is closed with rb_unlock_failed().
+ */
 static bool rb_lock(struct rb_cpu *cb, unsigned long *flags)
+	__acquires(&cb->reader_lock)
 {
 	if (in_nmi()) {
 		local_irq_save(*flags);
 		if (raw_spin_trylock(&cb->reader_lock))
 			return true;
 		local_irq_restore(*flags);
+		__acquire(&cb->reader_lock);
 		return false;
 	}
 	raw_spin_lock_irqsave(&cb->reader_lock, *flags);
@@ -409,8 +414,15 @@ static bool rb_lock(struct rb_cpu *cb, unsigned long *flags)
 }
 
 static void rb_unlock(struct rb_cpu *cb, unsigned long flags)
+	__releases(&cb->reader_lock)
 {
 	raw_spin_unlock_irqrestore(&cb->reader_lock, flags);
+}
+
+static void rb_unlock_failed(struct rb_cpu *cb)
+	__releases(&cb->reader_lock)
+{
+	__release(&cb->reader_lock);
 }
 
 /* ---------------------------------------------------------------------
@@ -1034,9 +1046,14 @@ static void rb_rd_take(struct rb_cpu *cb)
 	}
 }
 
-/* Next event for the consuming reader; caller holds reader_lock. */
+/*
+ * Next event for the consuming reader; caller holds reader_lock.  With
+ * @take clear (emptiness checks) a finished sub-buffer is retired only
+ * once its copy is used up, so iterators opened meanwhile still find it
+ * in the ring.
+ */
 static struct ring_buffer_event *
-rb_rd_peek(struct trace_buffer *buffer, struct rb_cpu *cb, u64 *ts)
+rb_rd_look(struct trace_buffer *buffer, struct rb_cpu *cb, u64 *ts, bool take)
 {
 	struct ring_buffer_event *ev;
 	int tries;
@@ -1055,7 +1072,7 @@ rb_rd_peek(struct trace_buffer *buffer, struct rb_cpu *cb, u64 *ts)
 			smp_rmb();
 			continue;
 		}
-		if (cb->rd.done) {
+		if (cb->rd.done && (take || cb->rd.off >= cb->rd.len)) {
 			rb_rd_take(cb);
 			continue;
 		}
@@ -1063,6 +1080,12 @@ rb_rd_peek(struct trace_buffer *buffer, struct rb_cpu *cb, u64 *ts)
 			return NULL;
 	}
 	return NULL;
+}
+
+static struct ring_buffer_event *
+rb_rd_peek(struct trace_buffer *buffer, struct rb_cpu *cb, u64 *ts)
+{
+	return rb_rd_look(buffer, cb, ts, true);
 }
 
 static void rb_rd_consume(struct rb_cpu *cb, struct ring_buffer_event *ev,
@@ -1093,8 +1116,12 @@ rb_read_one(struct trace_buffer *buffer, int cpu, u64 *ts,
 
 	if (lost_events)
 		*lost_events = 0;
-	if (!cb || !rb_lock(cb, &flags))
+	if (!cb)
 		return NULL;
+	if (!rb_lock(cb, &flags)) {
+		rb_unlock_failed(cb);
+		return NULL;
+	}
 	ev = rb_rd_peek(buffer, cb, &t);
 	if (ev) {
 		if (lost_events)
@@ -1438,8 +1465,10 @@ static int rb_iter_fill(struct ring_buffer_iter *iter)
 	unsigned long flags;
 	int ret = -EINVAL;
 
-	if (!rb_lock(cb, &flags))
+	if (!rb_lock(cb, &flags)) {
+		rb_unlock_failed(cb);
 		return -EAGAIN;
+	}
 	if (cb->order == iter->order)
 		ret = rb_cur_fill(cb, &iter->cur);
 	rb_unlock(cb, flags);
@@ -2414,9 +2443,11 @@ bool ring_buffer_empty_cpu(struct trace_buffer *buffer, int cpu)
 
 	if (!cb)
 		return true;
-	if (!rb_lock(cb, &flags))
+	if (!rb_lock(cb, &flags)) {
+		rb_unlock_failed(cb);
 		return false;
-	empty = !rb_rd_peek(buffer, cb, &ts);
+	}
+	empty = !rb_rd_look(buffer, cb, &ts, false);
 	rb_unlock(cb, flags);
 	return empty;
 }
@@ -2451,11 +2482,14 @@ static void rb_settle(struct rb_cpu *cb)
 	unsigned long flags;
 
 	if (READ_ONCE(cb->rd.own) ||
-	    atomic_long_read(&cb->head) == READ_ONCE(cb->rd.seq) ||
-	    !rb_lock(cb, &flags))
+	    atomic_long_read(&cb->head) == READ_ONCE(cb->rd.seq))
 		return;
-	rb_rd_sync(cb);
-	rb_unlock(cb, flags);
+	if (rb_lock(cb, &flags)) {
+		rb_rd_sync(cb);
+		rb_unlock(cb, flags);
+	} else {
+		rb_unlock_failed(cb);
+	}
 }
 
 /**

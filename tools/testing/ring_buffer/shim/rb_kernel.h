@@ -167,6 +167,14 @@ void AnnotateIgnoreReadsEnd(const char *file, int line);
 #define data_race(expr) (expr)
 #endif
 
+/* sparse lock annotations: nothing at compile time */
+#ifndef __acquires
+#define __acquires(x)
+#define __releases(x)
+#define __acquire(x) ((void)0)
+#define __release(x) ((void)0)
+#endif
+
 #define mb() __atomic_thread_fence(__ATOMIC_SEQ_CST)
 #define rmb() __atomic_thread_fence(__ATOMIC_ACQUIRE)
 #define wmb() __atomic_thread_fence(__ATOMIC_RELEASE)
