@@ -516,6 +516,9 @@ static struct rb_subbuf *rb_move(struct trace_buffer *buffer,
 	struct rb_subbuf *sb = rb_slot_of(cb, seq);
 	int ret;
 
+	/* max_len may still be the old order's while an order change runs. */
+	if (unlikely(size > cb->cap))
+		return ERR_PTR(-E2BIG);
 	ret = rb_make_room(buffer, cb, sb, seq);
 	if (ret)
 		return ERR_PTR(ret);
@@ -1417,7 +1420,11 @@ int ring_buffer_read_page(struct trace_buffer *buffer,
 	if (len <= RB_HDR_BYTES)
 		return -1;
 	raw_spin_lock_irqsave(&cb->reader_lock, flags);
-	ret = rb_rd_page(buffer, cb, rpage, len - RB_HDR_BYTES, full);
+	/* An order change may have run since the check above. */
+	if (rpage->order != cb->order)
+		ret = -1;
+	else
+		ret = rb_rd_page(buffer, cb, rpage, len - RB_HDR_BYTES, full);
 	raw_spin_unlock_irqrestore(&cb->reader_lock, flags);
 	return ret;
 }
