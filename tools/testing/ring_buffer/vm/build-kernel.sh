@@ -16,7 +16,7 @@
 # .config: one that silently vanished (missing dependency) fails the build.
 #
 # Environment: JOBS (default 2), VERBOSE=1 (show every make line; otherwise
-# a progress line every 250 objects), CCACHE_DIR (default build/ccache).
+# a progress line every 250 objects), CCACHE_DIR (default ~/.cache/ccache).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -33,10 +33,12 @@ esac
 
 need_pkgs "${KERNEL_BUILD_PKGS[@]}"
 
-# ccache: the cache lives under build/ unless CCACHE_DIR says otherwise.
-# With base_dir set, paths under build/ are hashed relative, so a clone in
+# ccache: the per-user cache ccache itself defaults to (~/.cache/ccache),
+# so that a fresh clone, or `make clean`, does not start cold; set
+# CCACHE_DIR=build/ccache for a cache private to this checkout.  With
+# base_dir set, paths under build/ are hashed relative, so a clone in
 # another directory still hits the cache.
-export CCACHE_DIR=${CCACHE_DIR:-$BUILD/ccache}
+export CCACHE_DIR=${CCACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/ccache}
 export CCACHE_BASEDIR=$BUILD
 export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-5G}
 # Fixed build stamps keep init/version.c identical from build to build.
