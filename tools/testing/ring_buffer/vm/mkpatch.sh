@@ -17,7 +17,9 @@
 #
 # The commit message is patches/<KIND>.msg when that file exists (first line
 # the subject, then a blank line and the body), a generic one otherwise.  The
-# author and the Signed-off-by come from this repository's git user.
+# author comes from this repository's git user, and so does a Signed-off-by
+# line, appended unless the message already ends with that very line (a
+# different git user gets their own Signed-off-by after the message's).
 #
 # Developer-only: RB_SELFTEST_SRC=/path/file.c takes the self-test from that
 # file instead of the repository's (to bring the pipeline up before the real
@@ -107,8 +109,16 @@ for d in "${diffs[@]}"; do
 done
 tree=$(g write-tree)
 [ "$tree" != "$(g rev-parse 'pristine^{tree}')" ] || die "the $kind patch is empty"
-commit=$(printf '%s\n\n%s\n\nSigned-off-by: %s <%s>\n' "$subject" "$body" \
-	"$name" "$email" | g commit-tree "$tree" -p pristine)
+sob="Signed-off-by: $name <$email>"
+if [ "$(printf '%s\n' "$body" | tail -n 1)" = "$sob" ]; then
+	message=$(printf '%s\n\n%s\n' "$subject" "$body")
+elif printf '%s\n' "$body" | tail -n 1 | grep -q '^Signed-off-by: '; then
+	# The message ends with someone else's sign-off: add ours below it.
+	message=$(printf '%s\n\n%s\n%s\n' "$subject" "$body" "$sob")
+else
+	message=$(printf '%s\n\n%s\n\n%s\n' "$subject" "$body" "$sob")
+fi
+commit=$(printf '%s\n' "$message" | g commit-tree "$tree" -p pristine)
 
 # --- format it ----------------------------------------------------------------
 mkdir -p "$(dirname "$out")"
