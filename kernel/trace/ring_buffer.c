@@ -156,6 +156,7 @@ struct rb_cpu {
 	atomic_long_t		head ____cacheline_aligned_in_smp;
 	atomic_t		record_disabled;	/* + RB_HELD per control path */
 	atomic_t		iters;
+	unsigned long		resets;		/* rb_cpu_clear() calls */
 
 	/* Readers, serialised by reader_lock. */
 	raw_spinlock_t		reader_lock;
@@ -448,6 +449,10 @@ static int rb_mark(struct rb_subbuf *sb, unsigned long seq)
 	long old = local_read(&sb->seq);
 	unsigned long cum;
 
+	/*
+	 * Marked already by a writer that interrupted us on this CPU; its
+	 * smp_wmb() below orders our later stores as well.
+	 */
 	if (old == (long)seq)
 		return 0;
 	if (!rb_seq_before(old, seq))
@@ -455,7 +460,8 @@ static int rb_mark(struct rb_subbuf *sb, unsigned long seq)
 	cum = local_read(&sb->cum);
 	if (!local_try_cmpxchg(&sb->seq, &old, seq))
 		return -EAGAIN;
-	sb->retired = cum;
+	/* A reader that lost the race for the slot may still read it. */
+	WRITE_ONCE(sb->retired, cum);
 	/* Pairs with the smp_rmb() before the seq check in rb_cur_fill(). */
 	smp_wmb();
 	return 0;
@@ -469,11 +475,16 @@ static void rb_push(struct rb_cpu *cb, struct rb_subbuf *sb, unsigned long r)
 
 	/*
 	 * Pairs with the cmpxchg in rb_rd_take(): exactly one side
-	 * retires r.  Being a full barrier, it also orders the retirement
-	 * before rb_mark() reuses the slot.
+	 * retires r.  A successful cmpxchg is a full barrier and orders
+	 * the retirement before rb_mark() reuses the slot.  A failed one
+	 * orders nothing: the acquire re-read of head (the value the
+	 * reader's cmpxchg wrote) keeps our stores of the next lap after
+	 * the reader's reads of the slot.
 	 */
 	if (atomic_long_try_cmpxchg(&cb->head, &old, r + 1))
 		local_add(n, &cb->overrun);
+	else
+		atomic_long_read_acquire(&cb->head);
 }
 
 /* Make slot @sb ready to hold sub-buffer @seq. */
@@ -596,10 +607,18 @@ rb_reserve(struct trace_buffer *buffer, struct rb_cpu *cb, struct rb_wctx *wc,
 		wc->start = w;
 		wc->end = w + pre + size;
 		wc->ts = ts;
-		/* A nested writer that sees only one of these stamps absolute. */
+		/*
+		 * A writer nesting in here sees a stamp pair that does not
+		 * match its claim and goes absolute.  One that nests between
+		 * the two stores and then discards gives back its claim but
+		 * leaves its stamp: then the pair must not match either.
+		 */
 		WRITE_ONCE(cb->stamp, ts);
 		barrier();
 		WRITE_ONCE(cb->stamp_pos, wc->end);
+		barrier();
+		if (unlikely(READ_ONCE(cb->stamp) != ts))
+			WRITE_ONCE(cb->stamp_pos, RB_POS_NONE);
 		return rb_fill_event(sb, off, pre, abs, size, ts, delta);
 	} while (true);
 }
@@ -731,7 +750,8 @@ ring_buffer_lock_reserve(struct trace_buffer *buffer, unsigned long length)
 	cb = READ_ONCE(slot->cb);
 	if (unlikely(!cb || length > READ_ONCE(buffer->max_len)))
 		goto out;
-	disabled = atomic_read(&cb->record_disabled);
+	/* Pairs with smp_mb__before_atomic() in rb_release_writers(). */
+	disabled = atomic_read_acquire(&cb->record_disabled);
 	if (unlikely(disabled)) {
 		if (!(disabled & (RB_HELD - 1)))
 			local_inc(&cb->dropped);
@@ -1033,7 +1053,8 @@ static void rb_rd_sync(struct rb_cpu *cb)
 static void rb_rd_take(struct rb_cpu *cb)
 {
 	struct rb_subbuf *sb = rb_slot_of(cb, cb->rd.seq);
-	unsigned long total = local_read(&sb->cum) - sb->retired;
+	/* Racy when the writer pushes seq first; then total goes unused. */
+	unsigned long total = local_read(&sb->cum) - READ_ONCE(sb->retired);
 	long seq = cb->rd.seq;
 
 	/*
@@ -1189,6 +1210,12 @@ static struct rb_data_page *rb_page_alloc(int cpu, unsigned int order,
 	page = alloc_pages_node(cpu_to_node(cpu),
 				gfp | __GFP_NOWARN | __GFP_ZERO, order);
 	return page ? page_address(page) : NULL;
+}
+
+/* Sub-buffers for @size bytes of data, at least two; no overflow. */
+static unsigned long rb_nr_for(unsigned long size, unsigned long cap)
+{
+	return max(size / cap + !!(size % cap), 2UL);
 }
 
 static unsigned int rb_subbuf_bytes(unsigned int order)
@@ -1442,23 +1469,31 @@ struct ring_buffer_iter {
 	u64			ev_ts;
 	bool			dropped;
 	unsigned int		order;
+	unsigned long		resets;		/* cb->resets at the start */
 };
 
 /*
  * Start at the consuming reader's position, with a copy of what it has
  * copied (the only copy left once the reader owns it).  Caller holds
- * reader_lock.
+ * reader_lock.  Returns false, leaving the iterator empty, when the
+ * sub-buffers are no longer of the size of the iterator's copy.
  */
-static void rb_iter_from_reader(struct ring_buffer_iter *iter)
+static bool rb_iter_from_reader(struct ring_buffer_iter *iter)
 {
 	struct rb_data_page *copy = iter->cur.copy;
 	struct rb_cpu *cb = iter->cb;
 
+	iter->ev = NULL;
+	if (cb->order != iter->order) {
+		rb_cur_start(&iter->cur, cb->rd.seq);
+		return false;
+	}
 	rb_rd_sync(cb);
+	iter->resets = cb->resets;
 	iter->cur = cb->rd;
 	iter->cur.copy = copy;
 	memcpy(copy, cb->rd.copy, RB_HDR_BYTES + cb->rd.len);
-	iter->ev = NULL;
+	return true;
 }
 
 /*
@@ -1501,6 +1536,7 @@ ring_buffer_read_start(struct trace_buffer *buffer, int cpu, gfp_t flags)
 	struct rb_cpu *cb = rb_cpu_get(buffer, cpu);
 	struct ring_buffer_iter *iter;
 	unsigned long irqflags;
+	bool ok;
 
 	if (!cb)
 		return NULL;
@@ -1509,16 +1545,20 @@ ring_buffer_read_start(struct trace_buffer *buffer, int cpu, gfp_t flags)
 		return NULL;
 	iter->buffer = buffer;
 	iter->cb = cb;
-	iter->order = cb->order;
-	iter->cur.copy = rb_page_alloc(cpu, iter->order, flags);
-	if (!iter->cur.copy) {
-		kfree(iter);
-		return NULL;
-	}
 	atomic_inc(&cb->iters);
-	raw_spin_lock_irqsave(&cb->reader_lock, irqflags);
-	rb_iter_from_reader(iter);
-	raw_spin_unlock_irqrestore(&cb->reader_lock, irqflags);
+	do {
+		/* An order change may have slipped in before iters rose. */
+		rb_page_free(iter->cur.copy, iter->order);
+		iter->order = READ_ONCE(cb->order);
+		iter->cur.copy = rb_page_alloc(cpu, iter->order, flags);
+		if (!iter->cur.copy) {
+			ring_buffer_read_finish(iter);
+			return NULL;
+		}
+		raw_spin_lock_irqsave(&cb->reader_lock, irqflags);
+		ok = rb_iter_from_reader(iter);
+		raw_spin_unlock_irqrestore(&cb->reader_lock, irqflags);
+	} while (!ok);
 	return iter;
 }
 EXPORT_SYMBOL_GPL(ring_buffer_read_start);
@@ -1554,20 +1594,25 @@ ring_buffer_iter_peek(struct ring_buffer_iter *iter, u64 *ts)
 	struct rb_cpu *cb = iter->cb;
 	int tries, ret;
 
+	if (unlikely(READ_ONCE(cb->resets) != iter->resets)) {
+		/* The ring was emptied under us: so is the copy. */
+		iter->resets = READ_ONCE(cb->resets);
+		rb_cur_start(cur, atomic_long_read(&cb->head));
+		iter->ev = NULL;
+	}
 	for (tries = 0; !iter->ev && tries < RB_READ_TRIES; tries++) {
-		unsigned long head = atomic_long_read(&cb->head);
-
-		if (!cur->own && rb_seq_before(cur->seq, head)) {
-			/* The writer overwrote what we were about to show. */
-			iter->dropped = true;
-			rb_cur_start(cur, head);
-		}
+		/* What the copy holds was validated: show it first. */
 		iter->ev = rb_cur_event(iter->buffer, cur, &iter->ev_ts);
 		if (iter->ev)
 			break;
-		if (cur->own) {
+		if (cur->own || cur->done) {
 			rb_cur_start(cur, cur->seq + 1);
 			continue;
+		}
+		if (rb_seq_before(cur->seq, atomic_long_read(&cb->head))) {
+			/* The writer overwrote what we were about to show. */
+			iter->dropped = true;
+			rb_cur_start(cur, atomic_long_read(&cb->head));
 		}
 		ret = rb_iter_fill(iter);
 		if (ret == -EINVAL)
@@ -1577,11 +1622,8 @@ ring_buffer_iter_peek(struct ring_buffer_iter *iter, u64 *ts)
 			smp_rmb();
 			continue;
 		}
-		if (cur->off < cur->len)
-			continue;
-		if (!cur->done)
+		if (cur->off >= cur->len && !cur->done)
 			break;
-		rb_cur_start(cur, cur->seq + 1);
 	}
 	if (iter->ev && ts)
 		*ts = iter->ev_ts;
@@ -1698,18 +1740,23 @@ static void rb_slot_clear(struct rb_subbuf *sb, unsigned long seq,
 	sb->end = 0;
 }
 
-/* Empty ring, counters at zero.  Writers held off, reader_lock held. */
-static void rb_cpu_clear(struct rb_cpu *cb)
+/*
+ * Empty ring starting at sub-buffer @base, counters at zero.  Numbers
+ * never go back, so an iterator left behind sees the head pass it.
+ * Writers held off, reader_lock held.
+ */
+static void rb_cpu_clear(struct rb_cpu *cb, unsigned long base)
 {
+	struct rb_subbuf *first = rb_slot_of(cb, base);
 	unsigned long i;
 
 	for (i = 0; i < cb->nr; i++)
-		rb_slot_clear(&cb->subbufs[i], i, cb->nr);
-	local_set(&cb->subbufs[0].seq, 0);
-	cb->subbufs[0].page->time_stamp = 0;
-	cb->tail = &cb->subbufs[0];
-	local64_set(&cb->write, 0);
-	local64_set(&cb->commit, 0);
+		rb_slot_clear(rb_slot_of(cb, base + i), base + i, cb->nr);
+	local_set(&first->seq, base);
+	first->page->time_stamp = 0;
+	cb->tail = first;
+	local64_set(&cb->write, rb_mkpos(cb, base, 0));
+	local64_set(&cb->commit, rb_mkpos(cb, base, 0));
 	local_set(&cb->depth, 0);
 	cb->stamp = 0;
 	cb->stamp_pos = RB_POS_NONE;
@@ -1717,8 +1764,9 @@ static void rb_cpu_clear(struct rb_cpu *cb)
 	local_set(&cb->overrun, 0);
 	local_set(&cb->commit_overrun, 0);
 	local_set(&cb->dropped, 0);
-	atomic_long_set(&cb->head, 0);
-	rb_cur_start(&cb->rd, 0);
+	atomic_long_set(&cb->head, base);
+	WRITE_ONCE(cb->resets, cb->resets + 1);
+	rb_cur_start(&cb->rd, base);
 	cb->rd_cnt = 0;
 	cb->read = 0;
 	cb->overrun_adj = 0;
@@ -1761,7 +1809,7 @@ static struct rb_cpu *rb_cpu_alloc(struct trace_buffer *buffer, int cpu,
 		rb_cpu_free(cb);
 		return NULL;
 	}
-	rb_cpu_clear(cb);
+	rb_cpu_clear(cb, 0);
 	return cb;
 }
 
@@ -1843,7 +1891,7 @@ struct trace_buffer *__ring_buffer_alloc(unsigned long size,
 	buffer->flags = flags;
 	buffer->clock = trace_clock_local;
 	buffer->key = key;
-	buffer->nr_default = max(DIV_ROUND_UP(size, cap), 2UL);
+	buffer->nr_default = rb_nr_for(size, cap);
 	rb_update_max_len(buffer);
 	mutex_init(&buffer->mutex);
 	rb_waiter_init(&buffer->waiter);
@@ -1917,6 +1965,11 @@ static void rb_hold_writers(struct rb_cpu *cb)
 
 static void rb_release_writers(struct rb_cpu *cb)
 {
+	/*
+	 * Pairs with the atomic_read_acquire() in ring_buffer_lock_reserve():
+	 * a writer let in sees the geometry set while it was held off.
+	 */
+	smp_mb__before_atomic();
 	atomic_sub(RB_HELD, &cb->record_disabled);
 }
 
@@ -1983,6 +2036,9 @@ static int rb_resize_cpu(struct rb_cpu *cb, unsigned long nr)
 
 	if (nr == old_nr)
 		return 0;
+	if (nr > old_nr &&
+	    nr - old_nr > (unsigned long)si_mem_available() >> cb->order)
+		return -ENOMEM;
 	ring = kcalloc_node(nr, sizeof(*ring), GFP_KERNEL, cpu_to_node(cb->cpu));
 	spare = kcalloc(nr + old_nr, sizeof(*spare), GFP_KERNEL);
 	if (!ring || !spare)
@@ -2041,7 +2097,7 @@ int ring_buffer_resize(struct trace_buffer *buffer, unsigned long size,
 	cpus_read_lock();
 	mutex_lock(&buffer->mutex);
 	cap = (PAGE_SIZE << buffer->order) - RB_HDR_BYTES;
-	nr = max(DIV_ROUND_UP(size, cap), 2UL);
+	nr = rb_nr_for(size, cap);
 	if (rb_any_iter(buffer, cpu_id)) {
 		ret = -EBUSY;
 		goto out;
@@ -2087,7 +2143,7 @@ EXPORT_SYMBOL_GPL(ring_buffer_change_overwrite);
 static void rb_reset_one(struct rb_cpu *cb)
 {
 	raw_spin_lock_irq(&cb->reader_lock);
-	rb_cpu_clear(cb);
+	rb_cpu_clear(cb, rb_pseq(cb, local64_read(&cb->write)) + 1);
 	raw_spin_unlock_irq(&cb->reader_lock);
 }
 
@@ -2221,7 +2277,7 @@ static int rb_reorder_cpu(struct rb_cpu *cb, unsigned int order,
 			  unsigned long size)
 {
 	unsigned long cap = (PAGE_SIZE << order) - RB_HDR_BYTES;
-	unsigned long nr = max(DIV_ROUND_UP(size, cap), 2UL);
+	unsigned long nr = rb_nr_for(size, cap);
 	struct rb_subbuf *ring = rb_alloc_ring(cb->cpu, nr, order);
 	struct rb_data_page *copy = rb_page_alloc(cb->cpu, order, GFP_KERNEL);
 	struct rb_subbuf *old_ring;
@@ -2250,7 +2306,7 @@ static int rb_reorder_cpu(struct rb_cpu *cb, unsigned int order,
 	cb->nr = nr;
 	cb->rd.copy = copy;
 	rb_set_geometry(cb, order);
-	rb_cpu_clear(cb);
+	rb_cpu_clear(cb, 0);
 	local_set(&cb->committed, keep[0]);
 	local_set(&cb->overrun, keep[1]);
 	cb->read = keep[2];
@@ -2281,7 +2337,8 @@ int ring_buffer_subbuf_order_set(struct trace_buffer *buffer, int order)
 {
 	int cpu, ret = 0;
 
-	if (!buffer || order < 0 || (PAGE_SIZE << order) > RB_SUBBUF_MAX ||
+	if (!buffer || order < 0 || order > ilog2(RB_SUBBUF_MAX) ||
+	    (PAGE_SIZE << order) > RB_SUBBUF_MAX ||
 	    (PAGE_SIZE << order) <= RB_HDR_BYTES)
 		return -EINVAL;
 	if (order == READ_ONCE(buffer->order))
@@ -2299,9 +2356,9 @@ int ring_buffer_subbuf_order_set(struct trace_buffer *buffer, int order)
 		if (ret)
 			goto out;
 	}
-	buffer->nr_default = max(DIV_ROUND_UP(buffer->nr_default *
+	buffer->nr_default = rb_nr_for(buffer->nr_default *
 			((PAGE_SIZE << buffer->order) - RB_HDR_BYTES),
-			(PAGE_SIZE << order) - RB_HDR_BYTES), 2UL);
+			(PAGE_SIZE << order) - RB_HDR_BYTES);
 	WRITE_ONCE(buffer->order, order);
 	rb_update_max_len(buffer);
 out:
@@ -2471,6 +2528,8 @@ bool ring_buffer_empty(struct trace_buffer *buffer)
 {
 	int cpu;
 
+	if (!buffer)
+		return true;
 	for_each_cpu(cpu, buffer->cpumask) {
 		if (!ring_buffer_empty_cpu(buffer, cpu))
 			return false;
@@ -2833,11 +2892,20 @@ static struct rb_waiter *rb_waiter_of(struct trace_buffer *buffer, int cpu)
 	return &per_cpu_ptr(buffer->slots, cpu)->waiter;
 }
 
+/*
+ * Waiters arm under the queue's lock, so the watermark is the lowest one
+ * asked for since the last kick; a kick clears armed and every woken
+ * waiter arms again.
+ */
 static void rb_arm(struct rb_waiter *wt, int full)
 {
-	if (!READ_ONCE(wt->armed) || full < READ_ONCE(wt->full))
+	unsigned long flags;
+
+	spin_lock_irqsave(&wt->wq.lock, flags);
+	if (!READ_ONCE(wt->armed) || full < wt->full)
 		WRITE_ONCE(wt->full, full);
 	WRITE_ONCE(wt->armed, true);
+	spin_unlock_irqrestore(&wt->wq.lock, flags);
 	/* Arm before testing for data; see rb_wakeups(). */
 	smp_mb();
 }

@@ -536,6 +536,10 @@ static int test_resize(void)
 	T_ASSERT(s >= 2 * PAGE_DATA && s <= 2 * PAGE_SIZE);
 	/* a CPU the buffer does not have */
 	T_EQ(ring_buffer_resize(b, 8 * PAGE_SIZE, 40), 0);
+	/* more than memory holds: -ENOMEM, and the ring is untouched */
+	s = ring_buffer_size(b, 1);
+	T_EQ(ring_buffer_resize(b, ULONG_MAX / 2, 1), -ENOMEM);
+	T_EQ(ring_buffer_size(b, 1), s);
 	/* still works */
 	sim_bind(1);
 	for (i = 0; i < 1000; i++)
@@ -575,6 +579,40 @@ static int test_reset(void)
 	T_EQ(t_write(b, 32, 5), 0);
 	if (t_consume_check(b, 0, 32, 5, (u64)-1, 0))
 		return 1;
+	ring_buffer_free(b);
+	return 0;
+}
+
+/*
+ * An iterator left open across a reset must not show events from before
+ * it, and must go on to show the events written after it.
+ */
+static int test_reset_under_iterator(void)
+{
+	struct trace_buffer *b = t_alloc(8 * PAGE_SIZE, RB_FL_OVERWRITE);
+	struct ring_buffer_iter *it;
+	struct ring_buffer_event *e;
+	int i, seen = 0;
+
+	T_ASSERT(b);
+	for (i = 0; i < 300; i++)
+		T_EQ(t_write(b, 32, i), 0);
+	it = ring_buffer_read_start(b, 0, GFP_KERNEL);
+	T_ASSERT(it);
+	for (i = 0; i < 10; i++)
+		ring_buffer_iter_advance(it);
+	ring_buffer_reset_cpu(b, 0);
+	for (i = 0; i < 20; i++)
+		T_EQ(t_write(b, 32, 1000 + i), 0);
+	while ((e = ring_buffer_iter_peek(it, NULL))) {
+		if (seen >= 20 ||
+		    !t_check(ring_buffer_event_data(e), 32, 1000 + seen))
+			T_FAIL("event %d after the reset is not a new one", seen);
+		seen++;
+		ring_buffer_iter_advance(it);
+	}
+	T_EQ(seen, 20);
+	ring_buffer_read_finish(it);
 	ring_buffer_free(b);
 	return 0;
 }
@@ -1019,6 +1057,7 @@ const struct rb_case rb_unit_cases[] = {
 	{ "unit_counters", test_counters },
 	{ "unit_resize", test_resize },
 	{ "unit_reset", test_reset },
+	{ "unit_reset_under_iterator", test_reset_under_iterator },
 	{ "unit_swap_cpu", test_swap },
 	{ "unit_record_on_off", test_record_on_off },
 	{ "unit_subbuf_order", test_subbuf_order },

@@ -999,7 +999,7 @@ void irq_work_sync(struct irq_work *w);
 #define irq_work_queue_on(w, cpu) irq_work_queue(w)
 
 /* wait queues: a generation counter bumped by every wake-up */
-struct wait_queue_head { long opaque[16]; unsigned long gen; };
+struct wait_queue_head { spinlock_t lock; long opaque[16]; unsigned long gen; };
 typedef struct wait_queue_head wait_queue_head_t;
 void init_waitqueue_head(wait_queue_head_t *q);
 void wake_up_all(wait_queue_head_t *q);

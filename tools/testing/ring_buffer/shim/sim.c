@@ -496,6 +496,7 @@ void wait_for_completion(struct completion *c)
 void init_waitqueue_head(wait_queue_head_t *q)
 {
 	sim_mc_init(q->opaque);
+	raw_spin_lock_init(&q->lock);
 	q->gen = 0;
 }
 
