@@ -174,6 +174,7 @@ struct rb_cpu {
 	unsigned int		order;
 	unsigned int		shift;
 	unsigned int		cap;
+	u64			mask;		/* offset bits of a position */
 	int			cpu;
 };
 
@@ -237,7 +238,7 @@ static unsigned long rb_pseq(struct rb_cpu *cb, u64 pos)
 
 static unsigned int rb_poff(struct rb_cpu *cb, u64 pos)
 {
-	return pos & ((1ULL << cb->shift) - 1);
+	return pos & cb->mask;
 }
 
 static struct rb_subbuf *rb_slot_of(struct rb_cpu *cb, unsigned long seq)
@@ -261,7 +262,7 @@ static struct rb_subbuf *rb_slot_of(struct rb_cpu *cb, unsigned long seq)
  * Event format
  */
 
-static unsigned int rb_data_size(unsigned long len)
+static __always_inline unsigned int rb_data_size(unsigned long len)
 {
 	if (!len)
 		len = 1;
@@ -270,8 +271,8 @@ static unsigned int rb_data_size(unsigned long len)
 	return RB_EV_HDR + 4 + ALIGN(len, 4);
 }
 
-static void rb_set_data_header(struct ring_buffer_event *ev,
-			       unsigned int size, u32 delta)
+static __always_inline void
+rb_set_data_header(struct ring_buffer_event *ev, unsigned int size, u32 delta)
 {
 	u32 body = size - RB_EV_HDR;
 
@@ -430,7 +431,8 @@ static void rb_unlock_failed(struct rb_cpu *cb)
  * Write side
  */
 
-static struct rb_subbuf *rb_tail_of(struct rb_cpu *cb, unsigned long seq)
+static __always_inline struct rb_subbuf *
+rb_tail_of(struct rb_cpu *cb, unsigned long seq)
 {
 	struct rb_subbuf *sb = READ_ONCE(cb->tail);
 
@@ -515,14 +517,14 @@ static int rb_make_room(struct trace_buffer *buffer, struct rb_cpu *cb,
 }
 
 /*
- * The event does not fit behind @*w: start sub-buffer seq + 1 with it.
+ * The event does not fit behind @w: start sub-buffer seq + 1 with it.
  * On success the caller owns the first @size bytes of the new sub-buffer.
  */
-static struct rb_subbuf *rb_move(struct trace_buffer *buffer,
-				 struct rb_cpu *cb, s64 *w, unsigned int size,
-				 u64 ts)
+static noinline struct rb_subbuf *rb_move(struct trace_buffer *buffer,
+					  struct rb_cpu *cb, s64 w,
+					  unsigned int size)
 {
-	unsigned long seq = rb_pseq(cb, *w) + 1;
+	unsigned long seq = rb_pseq(cb, w) + 1;
 	struct rb_subbuf *prev = rb_tail_of(cb, seq - 1);
 	struct rb_subbuf *sb = rb_slot_of(cb, seq);
 	int ret;
@@ -533,16 +535,16 @@ static struct rb_subbuf *rb_move(struct trace_buffer *buffer,
 	ret = rb_make_room(buffer, cb, sb, seq);
 	if (ret)
 		return ERR_PTR(ret);
-	if (!local64_try_cmpxchg(&cb->write, w, rb_mkpos(cb, seq, size)))
+	if (!local64_try_cmpxchg(&cb->write, &w, rb_mkpos(cb, seq, size)))
 		return ERR_PTR(-EAGAIN);
 	/* Readers use these only once commit has passed them. */
-	WRITE_ONCE(prev->end, rb_poff(cb, *w));
+	WRITE_ONCE(prev->end, rb_poff(cb, w));
 	WRITE_ONCE(cb->tail, sb);
 	return sb;
 }
 
 /* Fill in the event claimed at @off of @sb: optional time event, header. */
-static struct ring_buffer_event *
+static __always_inline struct ring_buffer_event *
 rb_fill_event(struct rb_subbuf *sb, unsigned int off, unsigned int pre,
 	      bool abs, unsigned int size, u64 ts, u64 delta)
 {
@@ -562,38 +564,43 @@ rb_fill_event(struct rb_subbuf *sb, unsigned int off, unsigned int pre,
 	return ev;
 }
 
-static struct ring_buffer_event *
+static __always_inline struct ring_buffer_event *
 rb_reserve(struct trace_buffer *buffer, struct rb_cpu *cb, struct rb_wctx *wc,
-	   unsigned long len)
+	   unsigned long len, bool force_abs)
 {
-	bool force_abs = local_read(&cb->depth) > 1 || READ_ONCE(buffer->abs_ts);
 	unsigned int size = rb_data_size(len);
 	struct rb_subbuf *sb;
 	s64 w;
 
 	do {
 		unsigned int off, pre = 0;
-		bool abs = force_abs;
-		u64 ts, delta = 0, sp, st;
+		bool abs = false;
+		u64 ts, delta, sp, st;
 
 		w = local64_read(&cb->write);
 		/* Same-CPU ordering against the update at the end. */
 		sp = READ_ONCE(cb->stamp_pos);
 		st = READ_ONCE(cb->stamp);
 		ts = rb_clock(buffer);
-		off = rb_poff(cb, w);
-		if (off) {
-			abs |= sp != (u64)w || ts < st;
-			delta = ts - st;
-			if (abs || delta > RB_DELTA_MAX)
+		off = w & cb->mask;
+		/* Huge when the clock went back: caught with the long gaps. */
+		delta = ts - st;
+		if (unlikely(sp != (u64)w || force_abs || delta > RB_DELTA_MAX ||
+			     !off)) {
+			/* First event of a sub-buffer: delta 0 to its header. */
+			if (!off) {
+				delta = 0;
+			} else {
+				abs = sp != (u64)w || force_abs || ts < st;
 				pre = RB_META_LEN;
+			}
 		}
 		if (off + pre + size <= cb->cap) {
 			if (!local64_try_cmpxchg(&cb->write, &w, w + pre + size))
 				continue;
 			sb = rb_tail_of(cb, rb_pseq(cb, w));
 		} else {
-			sb = rb_move(buffer, cb, &w, size, ts);
+			sb = rb_move(buffer, cb, w, size);
 			if (sb == ERR_PTR(-EAGAIN))
 				continue;
 			if (IS_ERR(sb))
@@ -628,7 +635,7 @@ rb_reserve(struct trace_buffer *buffer, struct rb_cpu *cb, struct rb_wctx *wc,
  * claimed so far; it loops in case a nested writer claimed more after the
  * position was read.  Returns true if it published.
  */
-static bool rb_end_commit(struct rb_cpu *cb)
+static __always_inline bool rb_end_commit(struct rb_cpu *cb)
 {
 	s64 w;
 
@@ -654,7 +661,8 @@ static bool rb_end_commit(struct rb_cpu *cb)
 	}
 }
 
-static bool rb_guard_enter(struct rb_slot *slot, unsigned int *bit)
+static __always_inline bool
+rb_guard_enter(struct rb_slot *slot, unsigned int *bit)
 {
 	unsigned int base = slot->nest * RB_CTX_BITS;
 	unsigned int b = 1U << (base + interrupt_context_level());
@@ -693,8 +701,8 @@ static bool rb_full_hit(struct rb_cpu *cb, int full)
  * full barrier here (it would cost every event); a waiter that armed just
  * as an event was published is woken by the next commit.
  */
-static void rb_wakeups(struct trace_buffer *buffer, struct rb_slot *slot,
-		       struct rb_cpu *cb)
+static __always_inline void
+rb_wakeups(struct trace_buffer *buffer, struct rb_slot *slot, struct rb_cpu *cb)
 {
 	if (unlikely(READ_ONCE(buffer->waiter.armed)))
 		rb_kick(&buffer->waiter);
@@ -703,19 +711,62 @@ static void rb_wakeups(struct trace_buffer *buffer, struct rb_slot *slot,
 		rb_kick(&slot->waiter);
 }
 
-static void rb_writer_done(struct trace_buffer *buffer, struct rb_slot *slot,
-			   struct rb_wctx *wc)
+/*
+ * Let a writer in: recording on, a ring on this CPU, a sane length, and
+ * this context not already writing.  On success preemption stays off and
+ * wc->cb, wc->bit are set.
+ */
+static __always_inline struct rb_slot *
+rb_enter(struct trace_buffer *buffer, unsigned long length, struct rb_wctx *wc,
+	 bool *force_abs)
+{
+	struct rb_slot *slot;
+	struct rb_cpu *cb;
+	int disabled;
+
+	preempt_disable_notrace();
+	if (unlikely(atomic_read(&buffer->record_disabled)))
+		goto out;
+	slot = this_cpu_ptr(buffer->slots);
+	cb = READ_ONCE(slot->cb);
+	if (unlikely(!cb || length > READ_ONCE(buffer->max_len)))
+		goto out;
+	/* Pairs with smp_mb__before_atomic() in rb_release_writers(). */
+	disabled = atomic_read_acquire(&cb->record_disabled);
+	if (unlikely(disabled)) {
+		if (!(disabled & (RB_HELD - 1)))
+			local_inc(&cb->dropped);
+		goto out;
+	}
+	if (unlikely(!rb_guard_enter(slot, &wc->bit)))
+		goto out;
+	wc->cb = cb;
+	/* Nested writers and absolute mode store absolute stamps. */
+	*force_abs = (local_inc_return(&cb->depth) > 1) |
+		     READ_ONCE(buffer->abs_ts);
+	return slot;
+out:
+	preempt_enable_notrace();
+	return NULL;
+}
+
+/* The writer is done with its event: publish if outermost, let it go. */
+static __always_inline void rb_leave(struct trace_buffer *buffer,
+				     struct rb_slot *slot, struct rb_wctx *wc)
 {
 	struct rb_cpu *cb = wc->cb;
-	unsigned int bit = wc->bit;
 	bool published = rb_end_commit(cb);
 
-	slot->level--;
-	barrier();
-	slot->ctx &= ~bit;
+	slot->ctx &= ~wc->bit;
 	if (published)
 		rb_wakeups(buffer, slot, cb);
 	preempt_enable_notrace();
+}
+
+static __always_inline void rb_count_commit(struct rb_wctx *wc)
+{
+	local_inc(&wc->sb->cum);
+	local_inc(&wc->cb->committed);
 }
 
 /**
@@ -738,41 +789,38 @@ ring_buffer_lock_reserve(struct trace_buffer *buffer, unsigned long length)
 {
 	struct ring_buffer_event *ev;
 	struct rb_slot *slot;
-	struct rb_wctx *wc;
-	struct rb_cpu *cb;
-	unsigned int bit;
-	int disabled;
+	struct rb_wctx wc;
+	bool force_abs;
 
-	preempt_disable_notrace();
-	if (unlikely(atomic_read(&buffer->record_disabled)))
-		goto out;
-	slot = this_cpu_ptr(buffer->slots);
-	cb = READ_ONCE(slot->cb);
-	if (unlikely(!cb || length > READ_ONCE(buffer->max_len)))
-		goto out;
-	/* Pairs with smp_mb__before_atomic() in rb_release_writers(). */
-	disabled = atomic_read_acquire(&cb->record_disabled);
-	if (unlikely(disabled)) {
-		if (!(disabled & (RB_HELD - 1)))
-			local_inc(&cb->dropped);
-		goto out;
+	slot = rb_enter(buffer, length, &wc, &force_abs);
+	if (unlikely(!slot))
+		return NULL;
+	ev = rb_reserve(buffer, wc.cb, &wc, length, force_abs);
+	if (unlikely(!ev)) {
+		rb_leave(buffer, slot, &wc);
+		return NULL;
 	}
-	if (unlikely(!rb_guard_enter(slot, &bit)))
-		goto out;
-	wc = &slot->w[slot->level++];
-	wc->cb = cb;
-	wc->bit = bit;
-	local_inc(&cb->depth);
-	ev = rb_reserve(buffer, cb, wc, length);
-	if (likely(ev))
-		return ev;
-	rb_writer_done(buffer, slot, wc);
-	return NULL;
-out:
-	preempt_enable_notrace();
-	return NULL;
+	/*
+	 * Nested writers that ran during the reserve have left again, so
+	 * this level is free now; only this context uses it until commit.
+	 */
+	slot->w[slot->level++] = wc;
+	return ev;
 }
 EXPORT_SYMBOL_GPL(ring_buffer_lock_reserve);
+
+/* Take the innermost open reserve off the slot's stack. */
+static __always_inline struct rb_slot *rb_pop(struct trace_buffer *buffer,
+					      struct rb_wctx *wc)
+{
+	struct rb_slot *slot = this_cpu_ptr(buffer->slots);
+
+	*wc = slot->w[slot->level - 1];
+	/* The level is free for a nested writer only once it is copied. */
+	barrier();
+	slot->level--;
+	return slot;
+}
 
 /**
  * ring_buffer_unlock_commit - make a reserved event visible to readers
@@ -784,12 +832,11 @@ EXPORT_SYMBOL_GPL(ring_buffer_lock_reserve);
  */
 int ring_buffer_unlock_commit(struct trace_buffer *buffer)
 {
-	struct rb_slot *slot = this_cpu_ptr(buffer->slots);
-	struct rb_wctx *wc = &slot->w[slot->level - 1];
+	struct rb_wctx wc;
+	struct rb_slot *slot = rb_pop(buffer, &wc);
 
-	local_inc(&wc->sb->cum);
-	local_inc(&wc->cb->committed);
-	rb_writer_done(buffer, slot, wc);
+	rb_count_commit(&wc);
+	rb_leave(buffer, slot, &wc);
 	return 0;
 }
 EXPORT_SYMBOL_GPL(ring_buffer_unlock_commit);
@@ -809,21 +856,20 @@ EXPORT_SYMBOL_GPL(ring_buffer_unlock_commit);
 void ring_buffer_discard_commit(struct trace_buffer *buffer,
 				struct ring_buffer_event *event)
 {
-	struct rb_slot *slot = this_cpu_ptr(buffer->slots);
-	struct rb_wctx *wc = &slot->w[slot->level - 1];
-	struct rb_cpu *cb = wc->cb;
-	s64 end = wc->end;
+	struct rb_wctx wc;
+	struct rb_slot *slot = rb_pop(buffer, &wc);
+	s64 end = wc.end;
 
-	if (local64_try_cmpxchg(&cb->write, &end, wc->start)) {
+	if (local64_try_cmpxchg(&wc.cb->write, &end, wc.start)) {
 		/* The next event cannot trust a delta to the stamp we left. */
-		WRITE_ONCE(cb->stamp_pos, RB_POS_NONE);
+		WRITE_ONCE(wc.cb->stamp_pos, RB_POS_NONE);
 	} else {
 		event->array[0] = rb_ev_size(event) - RB_EV_HDR;
 		if (!event->time_delta)
 			event->time_delta = 1;
 		event->type_len = RINGBUF_TYPE_PADDING;
 	}
-	rb_writer_done(buffer, slot, wc);
+	rb_leave(buffer, slot, &wc);
 }
 EXPORT_SYMBOL_GPL(ring_buffer_discard_commit);
 
@@ -839,13 +885,26 @@ EXPORT_SYMBOL_GPL(ring_buffer_discard_commit);
 int ring_buffer_write(struct trace_buffer *buffer, unsigned long length,
 		      void *data)
 {
-	struct ring_buffer_event *ev = ring_buffer_lock_reserve(buffer, length);
+	struct ring_buffer_event *ev;
+	struct rb_slot *slot;
+	struct rb_wctx wc;
+	int ret = -EBUSY;
+	bool force_abs;
 
-	if (!ev)
-		return -EBUSY;
-	/* A reserve returns the data event itself, never a time event. */
-	memcpy(ev->type_len ? &ev->array[0] : &ev->array[1], data, length);
-	return ring_buffer_unlock_commit(buffer);
+	slot = rb_enter(buffer, length, &wc, &force_abs);
+	if (unlikely(!slot))
+		return ret;
+	/* Nothing outside this call sees the reserve: no stack level. */
+	ev = rb_reserve(buffer, wc.cb, &wc, length, force_abs);
+	if (likely(ev)) {
+		/* A reserve returns the data event itself, never a time event. */
+		memcpy(ev->type_len ? &ev->array[0] : &ev->array[1], data,
+		       length);
+		rb_count_commit(&wc);
+		ret = 0;
+	}
+	rb_leave(buffer, slot, &wc);
+	return ret;
 }
 EXPORT_SYMBOL_GPL(ring_buffer_write);
 
@@ -1778,6 +1837,7 @@ static void rb_set_geometry(struct rb_cpu *cb, unsigned int order)
 {
 	cb->order = order;
 	cb->shift = PAGE_SHIFT + order;
+	cb->mask = (1ULL << cb->shift) - 1;
 	cb->cap = (PAGE_SIZE << order) - RB_HDR_BYTES;
 }
 
