@@ -10,6 +10,9 @@
 #   make patch          write build/ring-buffer.patch (git format-patch)
 #   make review         checkpatch --strict, sparse and kernel-doc on our patch
 #                       (KTAP; also part of make test)
+#   make bench          ours next to stock, one table: the user-space benchmark
+#                       and, under QEMU (ratios only), the kernel's
+#                       ring_buffer_benchmark and the function tracer's overhead
 #   make kernel         build the kernel only
 #   make clean          remove build/ (everything generated)
 #
@@ -21,6 +24,9 @@
 #   JOBS=N              make -j for the kernel build (default 2)
 #   FLAVOURS="normal debug"  which kernels `make test` boots
 #   VERBOSE=1           show every line of the kernel build
+#   LOOPS=N             make bench: getppid calls per syscall run (500000)
+#   ICOUNT=...          make bench: -icount of the syscall boots
+#                       (default shift=2,sleep=off; ICOUNT= for none)
 #
 # All output goes under build/.  The scripts live in
 # tools/testing/ring_buffer/vm/.
@@ -41,14 +47,14 @@ endif
 INITRD := $(BUILD)/initramfs.cpio
 
 # Hand the knobs to the scripts.
-export STOCK QEMU_ACCEL SMP KERNEL_TREE JOBS FLAVOURS VERBOSE TIMEOUT TIMEOUT_DEBUG STARTUP_TESTS
+export STOCK QEMU_ACCEL SMP KERNEL_TREE JOBS FLAVOURS VERBOSE TIMEOUT TIMEOUT_DEBUG STARTUP_TESTS LOOPS
 
-.PHONY: help all patch tree kernel initramfs run shell test review clean
+.PHONY: help all patch tree kernel initramfs run shell test review bench clean
 
 all: help
 
 help:
-	@sed -n '3,26p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,32p' Makefile | sed 's/^# \{0,1\}//'
 
 # `make patch` always writes our patch, whatever STOCK says.
 patch:
@@ -79,6 +85,10 @@ test:
 # Needs build/obj-ours configured (make kernel) for sparse.
 review:
 	@bash $(VM)/review.sh
+
+# Builds build/obj-ours and build/obj-stock (make test's normal kernels).
+bench:
+	@bash $(VM)/bench.sh
 
 clean:
 	rm -rf $(BUILD)

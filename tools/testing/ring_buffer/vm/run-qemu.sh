@@ -7,6 +7,8 @@
 #               the guest's KTAP (second serial port) to OUTDIR/guest.ktap.
 #               A progress line with the last console line every 30 s.
 #               Exit status: QEMU's, or 124 on timeout.
+#   MODE=bench  as test, but the guest runs rb-bench (make bench, see
+#               bench.sh) and ftrace's startup tests are skipped.
 #   MODE=run    the console on the terminal (and in OUTDIR/console.log); the
 #               guest traces a workload, shows the buffer and powers off.
 #   MODE=shell  an interactive busybox shell on the terminal (Ctrl-A X quits
@@ -17,14 +19,15 @@
 #               machines; multi-threaded TCG oopses in ftrace text patching)
 #   SMP         number of guest CPUs, default 2
 #   MEM         guest memory, default 1G
+#   QEMU_OPTS   more QEMU options, split at spaces (bench.sh: -icount ...)
 #   TIMEOUT     seconds before a test boot is killed, default 900
 #   APPEND      extra kernel command line
-#   STARTUP_TESTS=1  run/shell: keep ftrace's own startup tests (test mode
+#   STARTUP_TESTS=1  run/shell/bench: keep ftrace's own startup tests (test mode
 #               always runs them)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-mode=${1:?usage: run-qemu.sh test|run|shell BZIMAGE INITRAMFS [OUTDIR]}
+mode=${1:?usage: run-qemu.sh test|bench|run|shell BZIMAGE INITRAMFS [OUTDIR]}
 kernel=${2:?missing bzImage}
 initrd=${3:?missing initramfs}
 out=${4:-$BUILD/boot}
@@ -46,13 +49,14 @@ if [ "$mode" != test ] && [ "${STARTUP_TESTS:-0}" != 1 ]; then
 	cmdline+=" trace_event="
 fi
 cmdline+=" ${APPEND:-}"
-qemu=(qemu-system-x86_64 -accel "$accel" -smp "$smp" -m "${MEM:-1G}"
+# shellcheck disable=SC2206 # QEMU_OPTS is a list of words
+qemu=(qemu-system-x86_64 -accel "$accel" ${QEMU_OPTS:-} -smp "$smp" -m "${MEM:-1G}"
 	-kernel "$kernel" -initrd "$initrd" -append "$cmdline"
 	-no-reboot -display none -nodefaults -vga none)
 msg "qemu: ${qemu[*]}"
 
 case $mode in
-test)
+test | bench)
 	rm -f "$out/console.log" "$out/guest.ktap"
 	stage_start "boot $(basename "$out") (timeout ${timeout_s}s)"
 	t0=$(date +%s)
