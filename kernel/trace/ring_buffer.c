@@ -578,9 +578,15 @@ rb_reserve(struct trace_buffer *buffer, struct rb_cpu *cb, struct rb_wctx *wc,
 		u64 ts, delta, sp, st;
 
 		w = local64_read(&cb->write);
-		/* Same-CPU ordering against the update at the end. */
-		sp = READ_ONCE(cb->stamp_pos);
+		/*
+		 * Same-CPU ordering against the stores at the end, read in
+		 * the opposite order: a writer nesting between the two
+		 * loads and discarding (write back to w) has left stamp_pos
+		 * NONE by the time we read it, so its stamp is never paired
+		 * with our claim.
+		 */
 		st = READ_ONCE(cb->stamp);
+		sp = READ_ONCE(cb->stamp_pos);
 		ts = rb_clock(buffer);
 		off = w & cb->mask;
 		/* Huge when the clock went back: caught with the long gaps. */
@@ -789,6 +795,7 @@ ring_buffer_lock_reserve(struct trace_buffer *buffer, unsigned long length)
 {
 	struct ring_buffer_event *ev;
 	struct rb_slot *slot;
+	unsigned int level;
 	struct rb_wctx wc;
 	bool force_abs;
 
@@ -802,9 +809,13 @@ ring_buffer_lock_reserve(struct trace_buffer *buffer, unsigned long length)
 	}
 	/*
 	 * Nested writers that ran during the reserve have left again, so
-	 * this level is free now; only this context uses it until commit.
+	 * this level is free.  Take it before filling it (the mirror of
+	 * rb_pop()): a writer nesting in between must use the next one.
 	 */
-	slot->w[slot->level++] = wc;
+	level = slot->level;
+	slot->level = level + 1;
+	barrier();
+	slot->w[level] = wc;
 	return ev;
 }
 EXPORT_SYMBOL_GPL(ring_buffer_lock_reserve);
@@ -950,8 +961,9 @@ EXPORT_SYMBOL_GPL(ring_buffer_nest_end);
  * @event: the event (reserved, or trace.c's temporary copy of one)
  *
  * Context: Between reserve and commit, in the reserving context.
- * Return: the stamp taken for the innermost open reserve on this CPU, or
- * the current time when there is none.
+ * Return: the stamp taken for the innermost open ring_buffer_lock_reserve()
+ * on this CPU (ring_buffer_write() never leaves one open), or the current
+ * time when there is none.
  */
 u64 ring_buffer_event_time_stamp(struct trace_buffer *buffer,
 				 struct ring_buffer_event *event)
@@ -1117,8 +1129,9 @@ static void rb_rd_take(struct rb_cpu *cb)
 	long seq = cb->rd.seq;
 
 	/*
-	 * Pairs with the cmpxchg in rb_push() and the acquire in
-	 * rb_make_room().  The slot's counts were read before: once head
+	 * Pairs with the cmpxchg in rb_push() (or its acquire re-read of
+	 * head when that fails) and the acquire in rb_make_room().  The
+	 * slot's counts were read before: once head
 	 * moves, the writer may start the next lap in it.
 	 */
 	if (atomic_long_try_cmpxchg(&cb->head, &seq, seq + 1)) {
@@ -1570,8 +1583,14 @@ static int rb_iter_fill(struct ring_buffer_iter *iter)
 		rb_unlock_failed(cb);
 		return -EAGAIN;
 	}
-	if (cb->order == iter->order)
+	if (cb->resets != iter->resets) {
+		/* Emptied since we looked: start over at the new head. */
+		iter->resets = cb->resets;
+		rb_cur_start(&iter->cur, atomic_long_read(&cb->head));
+		ret = -EAGAIN;
+	} else if (cb->order == iter->order) {
 		ret = rb_cur_fill(cb, &iter->cur);
+	}
 	rb_unlock(cb, flags);
 	return ret;
 }
@@ -1668,7 +1687,9 @@ ring_buffer_iter_peek(struct ring_buffer_iter *iter, u64 *ts)
 			rb_cur_start(cur, cur->seq + 1);
 			continue;
 		}
-		if (rb_seq_before(cur->seq, atomic_long_read(&cb->head))) {
+		/* After a reset rb_iter_fill() moves us, without a drop. */
+		if (READ_ONCE(cb->resets) == iter->resets &&
+		    rb_seq_before(cur->seq, atomic_long_read(&cb->head))) {
 			/* The writer overwrote what we were about to show. */
 			iter->dropped = true;
 			rb_cur_start(cur, atomic_long_read(&cb->head));
@@ -2026,7 +2047,7 @@ static void rb_hold_writers(struct rb_cpu *cb)
 static void rb_release_writers(struct rb_cpu *cb)
 {
 	/*
-	 * Pairs with the atomic_read_acquire() in ring_buffer_lock_reserve():
+	 * Pairs with the atomic_read_acquire() in rb_enter():
 	 * a writer let in sees the geometry set while it was held off.
 	 */
 	smp_mb__before_atomic();
