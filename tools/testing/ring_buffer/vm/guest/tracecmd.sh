@@ -148,8 +148,9 @@ check_tracecmd_vs_trace() {
 		fail "trace-cmd extract failed: $(tail -n 2 $TMP/tcv.log | tr '\n' ' ')" || return 1
 	trace-cmd report -i $TMP/tcv.dat > $TMP/tcv-report.txt 2> $TMP/tcv.err ||
 		fail "trace-cmd report failed: $(head -n 2 $TMP/tcv.err | tr '\n' ' ')" || return 1
-	echo nop > $d/current_tracer
-	echo 0 > $d/events/enable
+	# trace-cmd extract may have torn the instance down already.
+	[ -e $d/current_tracer ] && echo nop > $d/current_tracer
+	[ -e $d/events/enable ] && echo 0 > $d/events/enable
 	rmdir $d 2>/dev/null
 	# trace-cmd extract also takes the top-level buffer (the benchmark's
 	# lines, events left by the startup tests that libtraceevent may not
