@@ -588,9 +588,10 @@ rb_reserve(struct trace_buffer *buffer, struct rb_cpu *cb, struct rb_wctx *wc,
 		st = READ_ONCE(cb->stamp);
 		sp = READ_ONCE(cb->stamp_pos);
 		ts = rb_clock(buffer);
-		off = w & cb->mask;
+		off = rb_poff(cb, w);
 		/* Huge when the clock went back: caught with the long gaps. */
 		delta = ts - st;
+		/* Common case first; the slow branch sorts out which case. */
 		if (unlikely(sp != (u64)w || force_abs || delta > RB_DELTA_MAX ||
 			     !off)) {
 			/* First event of a sub-buffer: delta 0 to its header. */
