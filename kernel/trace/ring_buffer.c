@@ -19,10 +19,11 @@
  * it, decides where its event goes and claims the bytes with a CPU-local
  * cmpxchg.  A nested writer that claimed space meanwhile makes the cmpxchg
  * fail and the outer writer starts over, so claims never overlap.
- * cb->depth counts claims not yet committed; the writer that takes it from
- * one back to zero is the outermost and publishes cb->write as cb->commit
- * after a write barrier.  Nested writers finish before the outer one
- * continues, so when depth is zero every claimed byte is written.
+ * cb->top is the recursion guard: the context key of the innermost writer
+ * (interrupting contexts have larger keys), or none.  A writer that found
+ * none is the outermost; when it is done it publishes cb->write as
+ * cb->commit after a write barrier.  Nested writers finish before the
+ * outer one continues, so by then every claimed byte is written.
  *
  * Time.  An event stores the delta to the event before it.  The writer
  * keeps the stamp of the last claimed event and the position where that
@@ -71,6 +72,7 @@
 #include <linux/atomic.h>
 #include <asm/local.h>
 #include <asm/local64.h>
+#include <asm/byteorder.h>
 
 #include "trace.h"
 
@@ -93,11 +95,19 @@
 #define RB_RECORD_OFF		BIT(20)
 /* A control path holding writers off adds this to cb->record_disabled. */
 #define RB_HELD			BIT(16)
-/* Recursion guard: five bits (four contexts and a spare) per nest level. */
-#define RB_CTX_BITS		5
-#define RB_CTX_SPARE		4
-#define RB_NEST_LEVELS		3
-#define RB_WRITERS_MAX		(RB_CTX_BITS * RB_NEST_LEVELS)
+/*
+ * Recursion guard.  A writer's key is its context bits of preempt_count
+ * plus RB_KEY_BASE: an interrupting context always has a larger key.
+ * cb->top holds the key of the innermost writer, RB_TOP_NONE when none;
+ * RB_TOP_BUSY stands for the outermost writer while it publishes.
+ */
+#define RB_KEY_MASK		(NMI_MASK | HARDIRQ_MASK | SOFTIRQ_OFFSET)
+#define RB_KEY_BASE		2UL
+#define RB_TOP_NONE		0UL
+#define RB_TOP_BUSY		1UL
+#define RB_NEST_LEVELS		2
+/* Open ring_buffer_lock_reserve() calls per CPU and buffer. */
+#define RB_WRITERS_MAX		16
 /* A stamp position no claim can match: forces an absolute stamp. */
 #define RB_POS_NONE		(~0ULL)
 /* Bound on how often a reader chases a writer that keeps lapping it. */
@@ -143,7 +153,7 @@ struct rb_cpu {
 	/* Written only from the owning CPU (and its nested contexts). */
 	local64_t		write;
 	local64_t		commit;
-	local_t			depth;
+	unsigned long		top;		/* guard key, see RB_KEY_BASE */
 	u64			stamp;
 	u64			stamp_pos;
 	struct rb_subbuf	*tail;
@@ -185,7 +195,7 @@ struct rb_wctx {
 	u64			start;
 	u64			end;
 	u64			ts;
-	unsigned int		bit;
+	unsigned long		prev;		/* cb->top to restore */
 };
 
 struct rb_waiter {
@@ -198,9 +208,11 @@ struct rb_waiter {
 /* Per buffer and CPU; unlike struct rb_cpu it never moves to another buffer. */
 struct rb_slot {
 	struct rb_cpu		*cb;
-	unsigned int		ctx;
 	unsigned int		nest;
 	unsigned int		level;
+	/* What ring_buffer_nest_start() changed, to undo at nest_end. */
+	struct rb_cpu		*nest_cb[RB_NEST_LEVELS];
+	unsigned long		nest_top[RB_NEST_LEVELS];
 	struct rb_wctx		w[RB_WRITERS_MAX];
 	struct rb_waiter	waiter;
 };
@@ -271,18 +283,35 @@ static __always_inline unsigned int rb_data_size(unsigned long len)
 	return RB_EV_HDR + 4 + ALIGN(len, 4);
 }
 
-static __always_inline void
+/* The header word, laid out as struct ring_buffer_event's bitfields. */
+static __always_inline u32 rb_hdr_word(u32 type_len, u32 delta)
+{
+#ifdef __BIG_ENDIAN_BITFIELD
+	return type_len << RB_DELTA_BITS | delta;
+#else
+	return delta << 5 | type_len;
+#endif
+}
+
+/* Write the header of a data event; returns where its payload goes. */
+static __always_inline void *
 rb_set_data_header(struct ring_buffer_event *ev, unsigned int size, u32 delta)
 {
 	u32 body = size - RB_EV_HDR;
 
 	if (body <= RB_SMALL_MAX) {
-		ev->type_len = body / 4;
-	} else {
-		ev->type_len = 0;
-		ev->array[0] = body;
+		*(u32 *)ev = rb_hdr_word(body / 4, delta);
+		return &ev->array[0];
 	}
-	ev->time_delta = delta;
+	*(u32 *)ev = rb_hdr_word(0, delta);
+	ev->array[0] = body;
+	return &ev->array[1];
+}
+
+/* The event around a payload of @len bytes (see rb_data_size()). */
+static struct ring_buffer_event *rb_event_of(void *payload, unsigned long len)
+{
+	return payload - (len > RB_SMALL_MAX ? RB_META_LEN : RB_EV_HDR);
 }
 
 static void rb_set_meta(struct ring_buffer_event *ev, unsigned int type,
@@ -544,7 +573,7 @@ static noinline struct rb_subbuf *rb_move(struct trace_buffer *buffer,
 }
 
 /* Fill in the event claimed at @off of @sb: optional time event, header. */
-static __always_inline struct ring_buffer_event *
+static __always_inline void *
 rb_fill_event(struct rb_subbuf *sb, unsigned int off, unsigned int pre,
 	      bool abs, unsigned int size, u64 ts, u64 delta)
 {
@@ -560,15 +589,45 @@ rb_fill_event(struct rb_subbuf *sb, unsigned int off, unsigned int pre,
 		ev = (void *)ev + RB_META_LEN;
 		delta = 0;
 	}
-	rb_set_data_header(ev, size, delta);
-	return ev;
+	return rb_set_data_header(ev, size, delta);
 }
 
-static __always_inline struct ring_buffer_event *
-rb_reserve(struct trace_buffer *buffer, struct rb_cpu *cb, struct rb_wctx *wc,
-	   unsigned long len, bool force_abs)
+/*
+ * The claim is made: note where it is and move the stamp pair on.  A
+ * writer nesting in here sees a pair that does not match its claim and
+ * goes absolute.  One that nests between the two stores and then discards
+ * gives back its claim but leaves its stamp: then the pair must not match
+ * either.
+ */
+static __always_inline void rb_claimed(struct rb_cpu *cb, struct rb_wctx *wc,
+				       struct rb_subbuf *sb, s64 w, u64 end,
+				       u64 ts, bool keep)
 {
-	unsigned int size = rb_data_size(len);
+	if (keep) {
+		/* An open reserve: commit or discard decides later. */
+		wc->sb = sb;
+		wc->start = w;
+		wc->end = end;
+		wc->ts = ts;
+	} else {
+		/* ring_buffer_write(): no discard, count it right away. */
+		local_inc(&sb->cum);
+		local_inc(&cb->committed);
+	}
+	WRITE_ONCE(cb->stamp, ts);
+	barrier();
+	WRITE_ONCE(cb->stamp_pos, end);
+	barrier();
+	if (unlikely(READ_ONCE(cb->stamp) != ts))
+		WRITE_ONCE(cb->stamp_pos, RB_POS_NONE);
+}
+
+/* Every case of a claim; rb_reserve() takes the common one inline. */
+static noinline void *
+rb_reserve_slow(struct trace_buffer *buffer, struct rb_cpu *cb,
+		struct rb_wctx *wc, unsigned int size, bool force_abs,
+		bool keep)
+{
 	struct rb_subbuf *sb;
 	s64 w;
 
@@ -579,8 +638,8 @@ rb_reserve(struct trace_buffer *buffer, struct rb_cpu *cb, struct rb_wctx *wc,
 
 		w = local64_read(&cb->write);
 		/*
-		 * Same-CPU ordering against the stores at the end, read in
-		 * the opposite order: a writer nesting between the two
+		 * Same-CPU ordering against the stores in rb_claimed(), read
+		 * in the opposite order: a writer nesting between the two
 		 * loads and discarding (write back to w) has left stamp_pos
 		 * NONE by the time we read it, so its stamp is never paired
 		 * with our claim.
@@ -591,16 +650,12 @@ rb_reserve(struct trace_buffer *buffer, struct rb_cpu *cb, struct rb_wctx *wc,
 		off = rb_poff(cb, w);
 		/* Huge when the clock went back: caught with the long gaps. */
 		delta = ts - st;
-		/* Common case first; the slow branch sorts out which case. */
-		if (unlikely(sp != (u64)w || force_abs || delta > RB_DELTA_MAX ||
-			     !off)) {
+		if (!off) {
 			/* First event of a sub-buffer: delta 0 to its header. */
-			if (!off) {
-				delta = 0;
-			} else {
-				abs = sp != (u64)w || force_abs || ts < st;
-				pre = RB_META_LEN;
-			}
+			delta = 0;
+		} else if (sp != (u64)w || force_abs || delta > RB_DELTA_MAX) {
+			abs = sp != (u64)w || force_abs || ts < st;
+			pre = RB_META_LEN;
 		}
 		if (off + pre + size <= cb->cap) {
 			if (!local64_try_cmpxchg(&cb->write, &w, w + pre + size))
@@ -617,37 +672,61 @@ rb_reserve(struct trace_buffer *buffer, struct rb_cpu *cb, struct rb_wctx *wc,
 			pre = 0;
 			delta = 0;
 		}
-		wc->sb = sb;
-		wc->start = w;
-		wc->end = w + pre + size;
-		wc->ts = ts;
-		/*
-		 * A writer nesting in here sees a stamp pair that does not
-		 * match its claim and goes absolute.  One that nests between
-		 * the two stores and then discards gives back its claim but
-		 * leaves its stamp: then the pair must not match either.
-		 */
-		WRITE_ONCE(cb->stamp, ts);
-		barrier();
-		WRITE_ONCE(cb->stamp_pos, wc->end);
-		barrier();
-		if (unlikely(READ_ONCE(cb->stamp) != ts))
-			WRITE_ONCE(cb->stamp_pos, RB_POS_NONE);
+		rb_claimed(cb, wc, sb, w, w + pre + size, ts, keep);
 		return rb_fill_event(sb, off, pre, abs, size, ts, delta);
 	} while (true);
 }
 
 /*
- * Drop one level of claims.  The outermost level publishes everything
- * claimed so far; it loops in case a nested writer claimed more after the
- * position was read.  Returns true if it published.
+ * The common case, inline: the event follows the last one claimed on
+ * this CPU, in the same sub-buffer, with a delta that fits its header.
  */
-static __always_inline bool rb_end_commit(struct rb_cpu *cb)
+static __always_inline void *
+rb_reserve(struct trace_buffer *buffer, struct rb_cpu *cb, struct rb_wctx *wc,
+	   unsigned long len, bool keep)
+{
+	unsigned int size = rb_data_size(len);
+	struct ring_buffer_event *ev;
+	struct rb_subbuf *sb;
+	unsigned int off;
+	u64 ts, delta;
+	s64 w;
+
+	/* Nested writers and absolute mode store absolute stamps. */
+	if (unlikely(wc->prev != RB_TOP_NONE || READ_ONCE(buffer->abs_ts)))
+		return rb_reserve_slow(buffer, cb, wc, size, true, keep);
+	w = local64_read(&cb->write);
+	/* After write, before the claim: stamps follow stream order. */
+	ts = rb_clock(buffer);
+	/* stamp before stamp_pos, as in rb_reserve_slow(). */
+	delta = ts - READ_ONCE(cb->stamp);
+	off = rb_poff(cb, w);
+	/* off == 0 (a new sub-buffer) wraps and fails the last test too. */
+	if (unlikely(READ_ONCE(cb->stamp_pos) != (u64)w ||
+		     delta > RB_DELTA_MAX || off - 1 >= cb->cap - size ||
+		     !local64_try_cmpxchg(&cb->write, &w, w + size)))
+		return rb_reserve_slow(buffer, cb, wc, size, false, keep);
+	sb = rb_tail_of(cb, rb_pseq(cb, w));
+	rb_claimed(cb, wc, sb, w, w + size, ts, keep);
+	ev = (void *)&sb->page->data[off];
+	return rb_set_data_header(ev, size, delta);
+}
+
+/*
+ * Give the guard back.  A nested writer restores the outer writer's key;
+ * the outermost one publishes everything claimed so far, looping in case
+ * a writer nested after it read the position.  Returns true if it
+ * published.
+ */
+static __always_inline bool rb_end_commit(struct rb_cpu *cb,
+					  unsigned long prev)
 {
 	s64 w;
 
-	if (local_read(&cb->depth) != 1) {
-		local_dec(&cb->depth);
+	/* Our event is written before the guard says we are gone. */
+	barrier();
+	if (prev != RB_TOP_NONE) {
+		WRITE_ONCE(cb->top, prev);
 		return false;
 	}
 	for (;;) {
@@ -660,28 +739,32 @@ static __always_inline bool rb_end_commit(struct rb_cpu *cb)
 		smp_wmb();
 		local64_set(&cb->commit, w);
 		barrier();
-		local_set(&cb->depth, 0);
+		WRITE_ONCE(cb->top, RB_TOP_NONE);
 		barrier();
 		if (likely(local64_read(&cb->write) == w))
 			return true;
-		local_set(&cb->depth, 1);
+		/* Keep writers that nest from here on from publishing. */
+		WRITE_ONCE(cb->top, RB_TOP_BUSY);
+		barrier();
 	}
 }
 
-static __always_inline bool
-rb_guard_enter(struct rb_slot *slot, unsigned int *bit)
+static unsigned long rb_ctx_key(void)
 {
-	unsigned int base = slot->nest * RB_CTX_BITS;
-	unsigned int b = 1U << (base + interrupt_context_level());
+	return (preempt_count() & RB_KEY_MASK) + RB_KEY_BASE;
+}
 
-	if (unlikely(slot->ctx & b)) {
-		/* One more try: a context switch may not be accounted yet. */
-		b = 1U << (base + RB_CTX_SPARE);
-		if (slot->ctx & b)
-			return false;
-	}
-	slot->ctx |= b;
-	*bit = b;
+/*
+ * A key not above cb->top is the same context entering again.  Let it
+ * in once (at key + 1) if the innermost writer has exactly this key: an
+ * interrupt that preempt_count() does not show yet looks like that.
+ */
+static noinline bool rb_guard_retry(struct rb_cpu *cb, unsigned long key,
+				    unsigned long top)
+{
+	if (top != key)
+		return false;
+	WRITE_ONCE(cb->top, key + 1);
 	return true;
 }
 
@@ -721,13 +804,13 @@ rb_wakeups(struct trace_buffer *buffer, struct rb_slot *slot, struct rb_cpu *cb)
 /*
  * Let a writer in: recording on, a ring on this CPU, a sane length, and
  * this context not already writing.  On success preemption stays off and
- * wc->cb, wc->bit are set.
+ * wc->cb, wc->prev are set.
  */
 static __always_inline struct rb_slot *
-rb_enter(struct trace_buffer *buffer, unsigned long length, struct rb_wctx *wc,
-	 bool *force_abs)
+rb_enter(struct trace_buffer *buffer, unsigned long length, struct rb_wctx *wc)
 {
 	struct rb_slot *slot;
+	unsigned long key;
 	struct rb_cpu *cb;
 	int disabled;
 
@@ -745,12 +828,15 @@ rb_enter(struct trace_buffer *buffer, unsigned long length, struct rb_wctx *wc,
 			local_inc(&cb->dropped);
 		goto out;
 	}
-	if (unlikely(!rb_guard_enter(slot, &wc->bit)))
+	key = rb_ctx_key();
+	wc->prev = READ_ONCE(cb->top);
+	if (likely(key > wc->prev))
+		WRITE_ONCE(cb->top, key);
+	else if (!rb_guard_retry(cb, key, wc->prev))
 		goto out;
+	/* The guard is ours before anything is claimed. */
+	barrier();
 	wc->cb = cb;
-	/* Nested writers and absolute mode store absolute stamps. */
-	*force_abs = (local_inc_return(&cb->depth) > 1) |
-		     READ_ONCE(buffer->abs_ts);
 	return slot;
 out:
 	preempt_enable_notrace();
@@ -762,10 +848,8 @@ static __always_inline void rb_leave(struct trace_buffer *buffer,
 				     struct rb_slot *slot, struct rb_wctx *wc)
 {
 	struct rb_cpu *cb = wc->cb;
-	bool published = rb_end_commit(cb);
 
-	slot->ctx &= ~wc->bit;
-	if (published)
+	if (rb_end_commit(cb, wc->prev))
 		rb_wakeups(buffer, slot, cb);
 	preempt_enable_notrace();
 }
@@ -794,17 +878,19 @@ static __always_inline void rb_count_commit(struct rb_wctx *wc)
 struct ring_buffer_event *
 ring_buffer_lock_reserve(struct trace_buffer *buffer, unsigned long length)
 {
-	struct ring_buffer_event *ev;
 	struct rb_slot *slot;
 	unsigned int level;
 	struct rb_wctx wc;
-	bool force_abs;
+	void *payload;
 
-	slot = rb_enter(buffer, length, &wc, &force_abs);
+	slot = rb_enter(buffer, length, &wc);
 	if (unlikely(!slot))
 		return NULL;
-	ev = rb_reserve(buffer, wc.cb, &wc, length, force_abs);
-	if (unlikely(!ev)) {
+	payload = NULL;
+	/* Interrupts leave the level as they found it: check it once. */
+	if (likely(slot->level < RB_WRITERS_MAX))
+		payload = rb_reserve(buffer, wc.cb, &wc, length, true);
+	if (unlikely(!payload)) {
 		rb_leave(buffer, slot, &wc);
 		return NULL;
 	}
@@ -817,7 +903,7 @@ ring_buffer_lock_reserve(struct trace_buffer *buffer, unsigned long length)
 	slot->level = level + 1;
 	barrier();
 	slot->w[level] = wc;
-	return ev;
+	return rb_event_of(payload, length);
 }
 EXPORT_SYMBOL_GPL(ring_buffer_lock_reserve);
 
@@ -897,22 +983,18 @@ EXPORT_SYMBOL_GPL(ring_buffer_discard_commit);
 int ring_buffer_write(struct trace_buffer *buffer, unsigned long length,
 		      void *data)
 {
-	struct ring_buffer_event *ev;
 	struct rb_slot *slot;
 	struct rb_wctx wc;
 	int ret = -EBUSY;
-	bool force_abs;
+	void *payload;
 
-	slot = rb_enter(buffer, length, &wc, &force_abs);
+	slot = rb_enter(buffer, length, &wc);
 	if (unlikely(!slot))
 		return ret;
 	/* Nothing outside this call sees the reserve: no stack level. */
-	ev = rb_reserve(buffer, wc.cb, &wc, length, force_abs);
-	if (likely(ev)) {
-		/* A reserve returns the data event itself, never a time event. */
-		memcpy(ev->type_len ? &ev->array[0] : &ev->array[1], data,
-		       length);
-		rb_count_commit(&wc);
+	payload = rb_reserve(buffer, wc.cb, &wc, length, false);
+	if (likely(payload)) {
+		memcpy(payload, data, length);
 		ret = 0;
 	}
 	rb_leave(buffer, slot, &wc);
@@ -932,11 +1014,23 @@ EXPORT_SYMBOL_GPL(ring_buffer_write);
 void ring_buffer_nest_start(struct trace_buffer *buffer)
 {
 	struct rb_slot *slot;
+	unsigned long key;
+	struct rb_cpu *cb;
 
 	preempt_disable_notrace();
 	slot = this_cpu_ptr(buffer->slots);
-	if (slot->nest < RB_NEST_LEVELS - 1)
-		slot->nest++;
+	cb = READ_ONCE(slot->cb);
+	if (slot->nest < RB_NEST_LEVELS && cb) {
+		key = rb_ctx_key();
+		slot->nest_cb[slot->nest] = NULL;
+		/* A writer of this context is open: let one more in. */
+		if (READ_ONCE(cb->top) >= key) {
+			slot->nest_cb[slot->nest] = cb;
+			slot->nest_top[slot->nest] = cb->top;
+			WRITE_ONCE(cb->top, key - 1);
+		}
+	}
+	slot->nest++;
 }
 EXPORT_SYMBOL_GPL(ring_buffer_nest_start);
 
@@ -949,9 +1043,15 @@ EXPORT_SYMBOL_GPL(ring_buffer_nest_start);
 void ring_buffer_nest_end(struct trace_buffer *buffer)
 {
 	struct rb_slot *slot = this_cpu_ptr(buffer->slots);
+	unsigned int n;
 
-	if (slot->nest)
-		slot->nest--;
+	if (slot->nest) {
+		n = --slot->nest;
+		/* Not when swap_cpu() moved the ring away meanwhile. */
+		if (n < RB_NEST_LEVELS && slot->nest_cb[n] &&
+		    slot->nest_cb[n] == READ_ONCE(slot->cb))
+			WRITE_ONCE(slot->nest_cb[n]->top, slot->nest_top[n]);
+	}
 	preempt_enable_notrace();
 }
 EXPORT_SYMBOL_GPL(ring_buffer_nest_end);
@@ -1838,7 +1938,7 @@ static void rb_cpu_clear(struct rb_cpu *cb, unsigned long base)
 	cb->tail = first;
 	local64_set(&cb->write, rb_mkpos(cb, base, 0));
 	local64_set(&cb->commit, rb_mkpos(cb, base, 0));
-	local_set(&cb->depth, 0);
+	cb->top = RB_TOP_NONE;
 	cb->stamp = 0;
 	cb->stamp_pos = RB_POS_NONE;
 	local_set(&cb->committed, 0);
