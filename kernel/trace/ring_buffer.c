@@ -201,13 +201,21 @@ struct rb_wctx {
 struct rb_waiter {
 	struct irq_work		work;
 	wait_queue_head_t	wq;
-	bool			armed;
+	u8			*armed;		/* where rb_arm() says so */
 	int			full;
 };
 
 /* Per buffer and CPU; unlike struct rb_cpu it never moves to another buffer. */
 struct rb_slot {
 	struct rb_cpu		*cb;
+	/* What a commit on this CPU looks at, in one load: see rb_wakeups(). */
+	union {
+		struct {
+			u8	cpu;	/* armed flag of this slot's waiter */
+			u8	all;	/* the buffer's waiter may be armed */
+		};
+		u16		any;
+	} wake;
 	unsigned int		nest;
 	unsigned int		level;
 	/* What ring_buffer_nest_start() changed, to undo at nest_end. */
@@ -231,6 +239,7 @@ struct trace_buffer {
 	struct lock_class_key	*key;
 	struct hlist_node	node;
 	struct rb_waiter	waiter;
+	u8			all_armed;	/* armed flag of waiter */
 };
 
 static bool rb_seq_before(unsigned long a, unsigned long b)
@@ -770,7 +779,7 @@ static noinline bool rb_guard_retry(struct rb_cpu *cb, unsigned long key,
 
 static void rb_kick(struct rb_waiter *wt)
 {
-	WRITE_ONCE(wt->armed, false);
+	WRITE_ONCE(*wt->armed, 0);
 	irq_work_queue(&wt->work);
 }
 
@@ -785,6 +794,26 @@ static bool rb_full_hit(struct rb_cpu *cb, int full)
 	return (dirty + 1) * 100 >= (unsigned long)full * cb->nr;
 }
 
+static noinline void rb_wake_slow(struct trace_buffer *buffer,
+				  struct rb_slot *slot, struct rb_cpu *cb)
+{
+	if (READ_ONCE(slot->wake.all)) {
+		/* Each CPU stands down once per arming of the buffer waiter. */
+		WRITE_ONCE(slot->wake.all, 0);
+		/*
+		 * Pairs with the smp_wmb() in rb_arm(): either we see the
+		 * waiter armed, or its arming sets wake.all again after
+		 * our clear.
+		 */
+		smp_mb();
+		if (READ_ONCE(buffer->all_armed))
+			rb_kick(&buffer->waiter);
+	}
+	if (READ_ONCE(slot->wake.cpu) &&
+	    rb_full_hit(cb, READ_ONCE(slot->waiter.full)))
+		rb_kick(&slot->waiter);
+}
+
 /*
  * Wake-ups are batched: a waiter arms its queue, and the first commit that
  * satisfies it disarms the queue and raises one irq_work.  There is no
@@ -794,11 +823,8 @@ static bool rb_full_hit(struct rb_cpu *cb, int full)
 static __always_inline void
 rb_wakeups(struct trace_buffer *buffer, struct rb_slot *slot, struct rb_cpu *cb)
 {
-	if (unlikely(READ_ONCE(buffer->waiter.armed)))
-		rb_kick(&buffer->waiter);
-	if (unlikely(READ_ONCE(slot->waiter.armed)) &&
-	    rb_full_hit(cb, READ_ONCE(slot->waiter.full)))
-		rb_kick(&slot->waiter);
+	if (unlikely(READ_ONCE(slot->wake.any)))
+		rb_wake_slow(buffer, slot, cb);
 }
 
 /*
@@ -2002,11 +2028,11 @@ static void rb_wake_fn(struct irq_work *work)
 	wake_up_all(&wt->wq);
 }
 
-static void rb_waiter_init(struct rb_waiter *wt)
+static void rb_waiter_init(struct rb_waiter *wt, u8 *armed)
 {
 	init_irq_work(&wt->work, rb_wake_fn);
 	init_waitqueue_head(&wt->wq);
-	wt->armed = false;
+	wt->armed = armed;
 	wt->full = 0;
 }
 
@@ -2076,9 +2102,12 @@ struct trace_buffer *__ring_buffer_alloc(unsigned long size,
 	buffer->nr_default = rb_nr_for(size, cap);
 	rb_update_max_len(buffer);
 	mutex_init(&buffer->mutex);
-	rb_waiter_init(&buffer->waiter);
-	for_each_possible_cpu(cpu)
-		rb_waiter_init(&per_cpu_ptr(buffer->slots, cpu)->waiter);
+	rb_waiter_init(&buffer->waiter, &buffer->all_armed);
+	for_each_possible_cpu(cpu) {
+		struct rb_slot *slot = per_cpu_ptr(buffer->slots, cpu);
+
+		rb_waiter_init(&slot->waiter, &slot->wake.cpu);
+	}
 
 	cpus_read_lock();
 	for_each_online_cpu(cpu) {
@@ -3079,14 +3108,21 @@ static struct rb_waiter *rb_waiter_of(struct trace_buffer *buffer, int cpu)
  * asked for since the last kick; a kick clears armed and every woken
  * waiter arms again.
  */
-static void rb_arm(struct rb_waiter *wt, int full)
+static void rb_arm(struct trace_buffer *buffer, struct rb_waiter *wt, int full)
 {
 	unsigned long flags;
+	int cpu;
 
 	spin_lock_irqsave(&wt->wq.lock, flags);
-	if (!READ_ONCE(wt->armed) || full < wt->full)
+	if (!READ_ONCE(*wt->armed) || full < wt->full)
 		WRITE_ONCE(wt->full, full);
-	WRITE_ONCE(wt->armed, true);
+	WRITE_ONCE(*wt->armed, 1);
+	if (wt == &buffer->waiter) {
+		/* Armed before the hints: pairs with rb_wake_slow()'s smp_mb(). */
+		smp_wmb();
+		for_each_possible_cpu(cpu)
+			WRITE_ONCE(per_cpu_ptr(buffer->slots, cpu)->wake.all, 1);
+	}
 	spin_unlock_irqrestore(&wt->wq.lock, flags);
 	/* Arm before testing for data; see rb_wakeups(). */
 	smp_mb();
@@ -3141,7 +3177,7 @@ int ring_buffer_wait(struct trace_buffer *buffer, int cpu, int full,
 	}
 	for (;;) {
 		prepare_to_wait(&wt->wq, &w, TASK_INTERRUPTIBLE);
-		rb_arm(wt, full);
+		rb_arm(buffer, wt, full);
 		if (rb_wait_ready(buffer, cpu, full) || cond(data))
 			break;
 		if (signal_pending(current)) {
@@ -3178,7 +3214,7 @@ __poll_t ring_buffer_poll_wait(struct trace_buffer *buffer, int cpu,
 	if (cpu == RING_BUFFER_ALL_CPUS)
 		full = 0;
 	poll_wait(filp, &wt->wq, poll_table);
-	rb_arm(wt, full);
+	rb_arm(buffer, wt, full);
 	if (rb_wait_ready(buffer, cpu, full))
 		return EPOLLIN | EPOLLRDNORM;
 	return 0;
