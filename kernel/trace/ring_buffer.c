@@ -710,9 +710,14 @@ rb_reserve(struct trace_buffer *buffer, struct rb_cpu *cb, struct rb_wctx *wc,
 	/* stamp before stamp_pos, as in rb_reserve_slow(). */
 	delta = ts - READ_ONCE(cb->stamp);
 	off = rb_poff(cb, w);
-	/* off == 0 (a new sub-buffer) wraps and fails the last test too. */
+	/*
+	 * Fits behind off, and off != 0 (a new sub-buffer): off - 1 wraps
+	 * to 4G for 0.  64-bit, so that an event bigger than the
+	 * sub-buffer (max_len lags an order change) also fails.
+	 */
 	if (unlikely(READ_ONCE(cb->stamp_pos) != (u64)w ||
-		     delta > RB_DELTA_MAX || off - 1 >= cb->cap - size ||
+		     delta > RB_DELTA_MAX ||
+		     (u64)(u32)(off - 1) + size >= cb->cap ||
 		     !local64_try_cmpxchg(&cb->write, &w, w + size)))
 		return rb_reserve_slow(buffer, cb, wc, size, false, keep);
 	sb = rb_tail_of(cb, rb_pseq(cb, w));
@@ -801,7 +806,7 @@ static noinline void rb_wake_slow(struct trace_buffer *buffer,
 		/* Each CPU stands down once per arming of the buffer waiter. */
 		WRITE_ONCE(slot->wake.all, 0);
 		/*
-		 * Pairs with the smp_wmb() in rb_arm(): either we see the
+		 * Pairs with the smp_mb() in rb_arm(): either we see the
 		 * waiter armed, or its arming sets wake.all again after
 		 * our clear.
 		 */
@@ -1042,21 +1047,24 @@ void ring_buffer_nest_start(struct trace_buffer *buffer)
 	struct rb_slot *slot;
 	unsigned long key;
 	struct rb_cpu *cb;
+	unsigned int n;
 
 	preempt_disable_notrace();
 	slot = this_cpu_ptr(buffer->slots);
+	/* Take the level before filling it: an interrupt uses the next. */
+	n = slot->nest++;
+	barrier();
+	if (n >= RB_NEST_LEVELS)
+		return;
+	slot->nest_cb[n] = NULL;
 	cb = READ_ONCE(slot->cb);
-	if (slot->nest < RB_NEST_LEVELS && cb) {
-		key = rb_ctx_key();
-		slot->nest_cb[slot->nest] = NULL;
-		/* A writer of this context is open: let one more in. */
-		if (READ_ONCE(cb->top) >= key) {
-			slot->nest_cb[slot->nest] = cb;
-			slot->nest_top[slot->nest] = cb->top;
-			WRITE_ONCE(cb->top, key - 1);
-		}
+	key = rb_ctx_key();
+	/* A writer of this context is open: let one more in. */
+	if (cb && READ_ONCE(cb->top) >= key) {
+		slot->nest_top[n] = cb->top;
+		slot->nest_cb[n] = cb;
+		WRITE_ONCE(cb->top, key - 1);
 	}
-	slot->nest++;
 }
 EXPORT_SYMBOL_GPL(ring_buffer_nest_start);
 
@@ -1069,15 +1077,25 @@ EXPORT_SYMBOL_GPL(ring_buffer_nest_start);
 void ring_buffer_nest_end(struct trace_buffer *buffer)
 {
 	struct rb_slot *slot = this_cpu_ptr(buffer->slots);
+	struct rb_cpu *cb;
 	unsigned int n;
 
-	if (slot->nest) {
-		n = --slot->nest;
-		/* Not when swap_cpu() moved the ring away meanwhile. */
-		if (n < RB_NEST_LEVELS && slot->nest_cb[n] &&
-		    slot->nest_cb[n] == READ_ONCE(slot->cb))
-			WRITE_ONCE(slot->nest_cb[n]->top, slot->nest_top[n]);
-	}
+	if (!slot->nest)
+		goto out;
+	n = slot->nest - 1;
+	cb = n < RB_NEST_LEVELS ? slot->nest_cb[n] : NULL;
+	/*
+	 * Put the key back only if nothing else moved it: not after
+	 * swap_cpu() took the ring away, nor when the writer it let one
+	 * more in for has already gone.
+	 */
+	if (cb && cb == READ_ONCE(slot->cb) &&
+	    READ_ONCE(cb->top) == rb_ctx_key() - 1)
+		WRITE_ONCE(cb->top, slot->nest_top[n]);
+	/* Read the level before giving it back (the mirror of nest_start). */
+	barrier();
+	slot->nest = n;
+out:
 	preempt_enable_notrace();
 }
 EXPORT_SYMBOL_GPL(ring_buffer_nest_end);
@@ -3118,8 +3136,12 @@ static void rb_arm(struct trace_buffer *buffer, struct rb_waiter *wt, int full)
 		WRITE_ONCE(wt->full, full);
 	WRITE_ONCE(*wt->armed, 1);
 	if (wt == &buffer->waiter) {
-		/* Armed before the hints: pairs with rb_wake_slow()'s smp_mb(). */
-		smp_wmb();
+		/*
+		 * Armed before the hints, against a writer clearing its hint
+		 * and then reading all_armed: pairs with the smp_mb() in
+		 * rb_wake_slow() (store-to-load on both sides: full).
+		 */
+		smp_mb();
 		for_each_possible_cpu(cpu)
 			WRITE_ONCE(per_cpu_ptr(buffer->slots, cpu)->wake.all, 1);
 	}

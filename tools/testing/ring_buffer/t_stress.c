@@ -129,6 +129,27 @@ static void s_build(u8 *buf, int cpu, int lvl, u32 len, u64 seq)
 	memcpy(buf, &h, S_HDR);
 }
 
+static int s_write(int lvl, unsigned int r);
+
+/*
+ * ring_buffer_nest_start() around a write, as trace.c and synthetic events
+ * use it: with no reserve of this context open (trace_puts), or inside
+ * one (a synthetic event from a trigger).  Signals may hit anywhere in it.
+ */
+static void s_nested_write(int lvl, unsigned int r)
+{
+	/* one level per context (deeper ones would be refused, uncounted) */
+	static __thread int busy[SIM_NR_LEVELS];
+
+	if (busy[lvl])
+		return;
+	busy[lvl] = 1;
+	ring_buffer_nest_start(S.buf);
+	s_write(lvl, r);
+	ring_buffer_nest_end(S.buf);
+	busy[lvl] = 0;
+}
+
 /* Write one event from the current context; returns 1 when committed. */
 static int s_write(int lvl, unsigned int r)
 {
@@ -149,6 +170,9 @@ static int s_write(int lvl, unsigned int r)
 			return 0;
 		} else {
 			s_build(ring_buffer_event_data(e), cpu, lvl, len, seq);
+			/* the nested event's seq comes after ours, as its place */
+			if ((r >> 16) % 16 == 0)
+				s_nested_write(lvl, r / 3);
 			ring_buffer_unlock_commit(S.buf);
 			ok = 1;
 		}
@@ -170,7 +194,10 @@ static void s_irq(struct sim_thread *t, enum sim_level lvl)
 	if (__atomic_load_n(&S.paused, __ATOMIC_SEQ_CST) || __atomic_load_n(&S.stop, __ATOMIC_SEQ_CST))
 		return;
 	r = r * 1103515245 + 12345;
-	s_write(lvl, r >> 4);
+	if ((r >> 24) % 8 == 0)
+		s_nested_write(lvl, r >> 4);
+	else
+		s_write(lvl, r >> 4);
 	__atomic_add_fetch(&S.nr_irq_events, 1, __ATOMIC_RELAXED);
 }
 
@@ -193,7 +220,10 @@ static void *s_writer(void *arg)
 		}
 		for (int i = 0; i < 64; i++) {
 			r = r * 1103515245 + 12345;
-			s_write(SIM_TASK, r >> 4);
+			if ((r >> 24) % 8 == 0)
+				s_nested_write(SIM_TASK, r >> 4);
+			else
+				s_write(SIM_TASK, r >> 4);
 		}
 	}
 	return NULL;

@@ -719,6 +719,179 @@ static int test_subbuf_order(void)
 	return 0;
 }
 
+/*
+ * An order change that fails part way (no memory for one CPU) leaves the
+ * rings usable and the events whole: no event may be stored past the end
+ * of a sub-buffer, whatever limit ring_buffer_max_event_size() reports.
+ */
+static int test_order_change_fails_midway(void)
+{
+	int fails = 0;
+
+	for (long n = 1; n < 200; n++) {
+		struct trace_buffer *b = t_alloc(16 * PAGE_SIZE, RB_FL_OVERWRITE);
+		unsigned long max;
+		int cpu, ret, want;
+
+		T_ASSERT(b);
+		T_EQ(ring_buffer_subbuf_order_set(b, 2), 0);
+		max = ring_buffer_max_event_size(b);
+		sim_fail_alloc_after(n);
+		ret = ring_buffer_subbuf_order_set(b, 0);
+		sim_fail_alloc_after(0);
+		if (!ret) {
+			ring_buffer_free(b);
+			break;
+		}
+		T_EQ(ret, -ENOMEM);
+		fails++;
+		for_each_online_cpu(cpu) {
+			sim_bind(cpu);
+			T_EQ(t_write(b, 16, cpu), 0);
+			/* -EBUSY where this CPU's sub-buffers are small now */
+			ret = t_write(b, max, 100 + cpu);
+			T_ASSERT(ret == 0 || ret == -EBUSY);
+			want = 1 + !ret;
+			sim_bind(0);
+			T_EQ(ring_buffer_entries_cpu(b, cpu), want);
+			if (t_consume_check(b, cpu, 16, cpu, (u64)-1, 0))
+				return 1;
+			if (want == 2 &&
+			    t_consume_check(b, cpu, max, 100 + cpu, (u64)-1, 0))
+				return 1;
+		}
+		ring_buffer_free(b);
+	}
+	/* the sweep did hit failures (stock fails before changing anything) */
+	T_ASSERT(fails > 0);
+	return 0;
+}
+
+static struct trace_buffer *t_pc_buf;
+
+/* An irq that writes an event with a nested one inside, as triggers do. */
+static void t_pc_irq(void)
+{
+	struct ring_buffer_event *e;
+	u8 buf[8];	/* not t_write()'s: the task may be using that */
+
+	t_enter(HARDIRQ_OFFSET);
+	e = ring_buffer_lock_reserve(t_pc_buf, 8);
+	if (e) {
+		t_fill(ring_buffer_event_data(e), 8, 200);
+		ring_buffer_nest_start(t_pc_buf);
+		t_fill(buf, 8, 201);
+		ring_buffer_write(t_pc_buf, 8, buf);
+		ring_buffer_nest_end(t_pc_buf);
+		ring_buffer_unlock_commit(t_pc_buf);
+	}
+	t_leave(HARDIRQ_OFFSET);
+}
+
+/*
+ * The task side of the sweep: trace_puts (nest_start with no reserve
+ * open) and a synthetic event written from inside an open reserve.
+ * Returns the failures as a bit mask; no asserts while stepping.
+ */
+static int t_step_sequence(struct trace_buffer *b)
+{
+	struct ring_buffer_event *e;
+	int bad = 0;
+
+	ring_buffer_nest_start(b);
+	bad |= t_write(b, 8, 1) ? 1 : 0;
+	ring_buffer_nest_end(b);
+	e = ring_buffer_lock_reserve(b, 8);
+	if (!e)
+		return bad | 2;
+	t_fill(ring_buffer_event_data(e), 8, 2);
+	ring_buffer_nest_start(b);
+	bad |= t_write(b, 8, 3) ? 4 : 0;
+	ring_buffer_nest_end(b);
+	bad |= ring_buffer_unlock_commit(b) ? 8 : 0;
+	/* a discard of the last event gives its room back */
+	e = ring_buffer_lock_reserve(b, 16);
+	if (!e)
+		return bad | 16;
+	ring_buffer_discard_commit(b, e);
+	return bad;
+}
+
+static u64 t_tick_now;
+
+/* A clock that moves on at every read. */
+static u64 t_tick(void)
+{
+	return t_tick_now += 3;
+}
+
+/* What the sequence leaves: five task events in order, and the irq's. */
+static int t_step_check(struct trace_buffer *b, int bad, u32 want_irq)
+{
+	struct ring_buffer_event *e;
+	u32 got = 0, irq = 0;
+	u64 ts, last = 0;
+
+	if (bad)
+		T_FAIL("task writes failed (%#x)", bad);
+	/* task and irq writers both get in afterwards */
+	T_EQ(t_write(b, 8, 4), 0);
+	t_enter(HARDIRQ_OFFSET);
+	T_EQ(t_write(b, 8, 5), 0);
+	t_leave(HARDIRQ_OFFSET);
+	T_EQ(ring_buffer_entries_cpu(b, 0), 5 + want_irq);
+	while ((e = ring_buffer_consume(b, 0, &ts, NULL))) {
+		u8 *d = ring_buffer_event_data(e);
+
+		/* stamps follow buffer order */
+		if (ts < last)
+			T_FAIL("stamp %llu after %llu", (unsigned long long)ts,
+			       (unsigned long long)last);
+		last = ts;
+		if (t_check(d, 8, 200) || t_check(d, 8, 201)) {
+			irq++;
+			continue;
+		}
+		if (got >= 5 || !t_check(d, 8, got + 1))
+			T_FAIL("read %u: not event %u", got, got + 1);
+		got++;
+	}
+	T_EQ(got, 5);
+	T_EQ(irq, want_irq);
+	return 0;
+}
+
+/*
+ * An interrupting writer after every single instruction of the sequence
+ * (single-stepped, one child process per instruction): afterwards every
+ * event is there, in order, and the ring takes writes from every context
+ * again -- guard or nesting state left behind would refuse or hide them.
+ */
+static int test_irq_at_each_instruction(void)
+{
+	struct trace_buffer *b = t_alloc(16 * PAGE_SIZE, RB_FL_OVERWRITE);
+	long points, first_bad;
+	int bad, status;
+
+	T_ASSERT(b);
+	t_pc_buf = b;
+	ring_buffer_set_clock(b, t_tick);
+	T_ASSERT(sim_step_sweep(t_pc_irq));
+	bad = t_step_sequence(b);
+	if (sim_step_end())
+		_exit(t_step_check(b, bad, 2));
+	points = sim_step_results(&first_bad, &status);
+	printf("# %ld interrupt points\n", points);
+	if (first_bad)
+		T_FAIL("irq after instruction %ld of the sequence: wait status %#x",
+		       first_bad, status);
+	T_ASSERT(points > 100);
+	if (t_step_check(b, bad, 0))
+		return 1;
+	ring_buffer_free(b);
+	return 0;
+}
+
 static int test_headers_text(void)
 {
 	static struct trace_seq s;
@@ -1061,6 +1234,8 @@ const struct rb_case rb_unit_cases[] = {
 	{ "unit_swap_cpu", test_swap },
 	{ "unit_record_on_off", test_record_on_off },
 	{ "unit_subbuf_order", test_subbuf_order },
+	{ "unit_order_change_fails_midway", test_order_change_fails_midway },
+	{ "unit_irq_at_each_instruction", test_irq_at_each_instruction },
 	{ "unit_header_text", test_headers_text },
 	{ "unit_clock_jumps", test_clock_jumps },
 	{ "unit_wait_wake_poll", test_wait_wake },

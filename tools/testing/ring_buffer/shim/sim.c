@@ -18,6 +18,8 @@
 #include <pthread.h>
 #include <semaphore.h>
 #include <signal.h>
+#include <ucontext.h>
+#include <sys/wait.h>
 #include <sched.h>
 #include <time.h>
 #include <unistd.h>
@@ -684,6 +686,105 @@ void irq_work_sync(struct irq_work *w)
 	while (__atomic_load_n(&w->flags, __ATOMIC_SEQ_CST) & SIM_IW_BUSY)
 		sched_yield();
 }
+
+/* ---------------------------------------------------------------- */
+/* an interrupt after the n-th instruction (single-stepping)        */
+/* ---------------------------------------------------------------- */
+#if defined(__x86_64__)
+#define SIM_TF 0x100UL
+static __thread void (*sim_step_fn)(void);
+static __thread int sim_step_child;
+static __thread long sim_step_points, sim_step_first_bad;
+static __thread int sim_step_status;
+
+/*
+ * Every instruction: fork.  The child stops stepping and takes the
+ * interrupt here; the parent waits for its verdict and steps on.
+ */
+static void sim_on_trap(int sig, siginfo_t *si, void *ucp)
+{
+	ucontext_t *uc = ucp;
+	void (*fn)(void) = sim_step_fn;
+	pid_t pid;
+	int st;
+
+	(void)sig;
+	(void)si;
+	if (!fn)
+		return;
+	pid = fork();
+	if (pid == 0) {
+		uc->uc_mcontext.gregs[REG_EFL] &= ~SIM_TF;
+		sim_step_fn = NULL;
+		sim_step_child = 1;
+		fn();
+		return;
+	}
+	if (pid < 0 || waitpid(pid, &st, 0) != pid)
+		st = -1;
+	sim_step_points++;
+	if (st != 0 && !sim_step_first_bad) {
+		sim_step_first_bad = sim_step_points;
+		sim_step_status = st;
+	}
+}
+
+int sim_step_sweep(void (*fn)(void))
+{
+	static int done;
+
+	if (!done) {
+		struct sigaction sa;
+
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_sigaction = sim_on_trap;
+		sa.sa_flags = SA_SIGINFO | SA_RESTART;
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGTRAP, &sa, NULL);
+		done = 1;
+	}
+	fflush(NULL);
+	sim_step_points = 0;
+	sim_step_first_bad = 0;
+	sim_step_child = 0;
+	sim_step_fn = fn;
+	__asm__ volatile("pushfq; orq %0, (%%rsp); popfq" : : "i"(SIM_TF) : "memory", "cc");
+	return 1;
+}
+
+int sim_step_end(void)
+{
+	__asm__ volatile("pushfq; andq %0, (%%rsp); popfq" : : "i"(~SIM_TF) : "memory", "cc");
+	sim_step_fn = NULL;
+	if (sim_step_child)
+		fflush(NULL);
+	return sim_step_child;
+}
+
+long sim_step_results(long *first_bad, int *status)
+{
+	*first_bad = sim_step_first_bad;
+	*status = sim_step_status;
+	return sim_step_points;
+}
+#else
+int sim_step_sweep(void (*fn)(void))
+{
+	return 0;
+}
+
+int sim_step_end(void)
+{
+	return 0;
+}
+
+long sim_step_results(long *first_bad, int *status)
+{
+	*first_bad = 0;
+	*status = 0;
+	return 0;
+}
+#endif
 
 /* ---------------------------------------------------------------- */
 /* memory                                                           */

@@ -41,6 +41,18 @@ unsigned long sim_warnings(void);
 void sim_warn_absorb(unsigned long n);
 /* fail the next n-th allocation (1 = next one); 0 disables */
 void sim_fail_alloc_after(long n);
+/*
+ * An interrupt after every instruction (x86-64 trap flag): from
+ * sim_step_sweep() on, each instruction of the calling thread forks; the
+ * child runs fn as an interrupt there and carries on, the parent steps on.
+ * sim_step_end() stops it; it returns 1 in a child, which then checks what
+ * it sees and _exit()s 0 for good.  In the parent, sim_step_results()
+ * gives the number of children, the first failing one and its wait status.
+ * sim_step_sweep() returns 0 where single-stepping is not available.
+ */
+int sim_step_sweep(void (*fn)(void));
+int sim_step_end(void);
+long sim_step_results(long *first_bad, int *status);
 /* exclusive CPUs: atomic sections of threads on one simulated CPU do not overlap */
 void sim_set_exclusive(int on);
 void sim_quiet(int on);
