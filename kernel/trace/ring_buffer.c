@@ -2501,25 +2501,43 @@ int ring_buffer_subbuf_size_get(struct trace_buffer *buffer)
 }
 EXPORT_SYMBOL_GPL(ring_buffer_subbuf_size_get);
 
-/* Give @cb new sub-buffers of @order, empty; counters stay. */
-static int rb_reorder_cpu(struct rb_cpu *cb, unsigned int order,
-			  unsigned long size)
+/* The memory of one CPU's ring in a new order, before it is installed. */
+struct rb_reorder {
+	struct rb_subbuf	*ring;
+	struct rb_data_page	*copy;
+	unsigned long		nr;
+};
+
+static int rb_reorder_alloc(struct rb_reorder *ro, struct rb_cpu *cb,
+			    unsigned int order)
 {
 	unsigned long cap = (PAGE_SIZE << order) - RB_HDR_BYTES;
-	unsigned long nr = rb_nr_for(size, cap);
-	struct rb_subbuf *ring = rb_alloc_ring(cb->cpu, nr, order);
-	struct rb_data_page *copy = rb_page_alloc(cb->cpu, order, GFP_KERNEL);
+
+	ro->nr = rb_nr_for(cb->nr * (unsigned long)cb->cap, cap);
+	ro->ring = rb_alloc_ring(cb->cpu, ro->nr, order);
+	ro->copy = rb_page_alloc(cb->cpu, order, GFP_KERNEL);
+	return ro->ring && ro->copy ? 0 : -ENOMEM;
+}
+
+static void rb_reorder_free(struct rb_reorder *ro, unsigned int order)
+{
+	rb_free_ring(ro->ring, ro->nr, order);
+	rb_page_free(ro->copy, order);
+}
+
+/* Give @cb the sub-buffers of @ro, empty; counters stay. */
+static void rb_reorder_cpu(struct rb_cpu *cb, unsigned int order,
+			   struct rb_reorder *ro)
+{
+	struct rb_subbuf *ring = ro->ring;
+	struct rb_data_page *copy = ro->copy;
+	unsigned long nr = ro->nr;
 	struct rb_subbuf *old_ring;
 	struct rb_data_page *old_copy;
 	unsigned long keep[5];
 	unsigned int old_order;
 	unsigned long old_nr;
 
-	if (!ring || !copy) {
-		rb_free_ring(ring, nr, order);
-		rb_page_free(copy, order);
-		return -ENOMEM;
-	}
 	rb_hold_writers(cb);
 	raw_spin_lock_irq(&cb->reader_lock);
 	keep[0] = local_read(&cb->committed);
@@ -2547,7 +2565,6 @@ static int rb_reorder_cpu(struct rb_cpu *cb, unsigned int order,
 	rb_release_writers(cb);
 	rb_free_ring(old_ring, old_nr, old_order);
 	rb_page_free(old_copy, old_order);
-	return 0;
 }
 
 /**
@@ -2564,6 +2581,7 @@ static int rb_reorder_cpu(struct rb_cpu *cb, unsigned int order,
  */
 int ring_buffer_subbuf_order_set(struct trace_buffer *buffer, int order)
 {
+	struct rb_reorder *ro;
 	int cpu, ret = 0;
 
 	if (!buffer || order < 0 || order > ilog2(RB_SUBBUF_MAX) ||
@@ -2578,13 +2596,27 @@ int ring_buffer_subbuf_order_set(struct trace_buffer *buffer, int order)
 		ret = -EBUSY;
 		goto out;
 	}
+	/* All or nothing: every CPU's memory first. */
+	ret = -ENOMEM;
+	ro = kcalloc(nr_cpu_ids, sizeof(*ro), GFP_KERNEL);
+	if (!ro)
+		goto out;
 	for_each_cpu(cpu, buffer->cpumask) {
-		struct rb_cpu *cb = per_cpu_ptr(buffer->slots, cpu)->cb;
-
-		ret = rb_reorder_cpu(cb, order, cb->nr * (unsigned long)cb->cap);
+		ret = rb_reorder_alloc(&ro[cpu],
+				       per_cpu_ptr(buffer->slots, cpu)->cb, order);
 		if (ret)
-			goto out;
+			break;
 	}
+	for_each_cpu(cpu, buffer->cpumask) {
+		if (ret)
+			rb_reorder_free(&ro[cpu], order);
+		else
+			rb_reorder_cpu(per_cpu_ptr(buffer->slots, cpu)->cb,
+				       order, &ro[cpu]);
+	}
+	kfree(ro);
+	if (ret)
+		goto out;
 	buffer->nr_default = rb_nr_for(buffer->nr_default *
 			((PAGE_SIZE << buffer->order) - RB_HDR_BYTES),
 			(PAGE_SIZE << order) - RB_HDR_BYTES);
