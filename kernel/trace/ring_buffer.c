@@ -606,13 +606,13 @@ rb_fill_event(struct rb_subbuf *sb, unsigned int off, unsigned int pre,
  * writer nesting in here sees a pair that does not match its claim and
  * goes absolute.  One that nests between the two stores and then discards
  * gives back its claim but leaves its stamp: then the pair must not match
- * either.
+ * either.  @wc is NULL for ring_buffer_write().
  */
 static __always_inline void rb_claimed(struct rb_cpu *cb, struct rb_wctx *wc,
 				       struct rb_subbuf *sb, s64 w, u64 end,
-				       u64 ts, bool keep)
+				       u64 ts)
 {
-	if (keep) {
+	if (wc) {
 		/* An open reserve: commit or discard decides later. */
 		wc->sb = sb;
 		wc->start = w;
@@ -634,8 +634,7 @@ static __always_inline void rb_claimed(struct rb_cpu *cb, struct rb_wctx *wc,
 /* Every case of a claim; rb_reserve() takes the common one inline. */
 static noinline void *
 rb_reserve_slow(struct trace_buffer *buffer, struct rb_cpu *cb,
-		struct rb_wctx *wc, unsigned int size, bool force_abs,
-		bool keep)
+		struct rb_wctx *wc, unsigned int size, bool force_abs)
 {
 	struct rb_subbuf *sb;
 	s64 w;
@@ -681,7 +680,7 @@ rb_reserve_slow(struct trace_buffer *buffer, struct rb_cpu *cb,
 			pre = 0;
 			delta = 0;
 		}
-		rb_claimed(cb, wc, sb, w, w + pre + size, ts, keep);
+		rb_claimed(cb, wc, sb, w, w + pre + size, ts);
 		return rb_fill_event(sb, off, pre, abs, size, ts, delta);
 	} while (true);
 }
@@ -689,10 +688,12 @@ rb_reserve_slow(struct trace_buffer *buffer, struct rb_cpu *cb,
 /*
  * The common case, inline: the event follows the last one claimed on
  * this CPU, in the same sub-buffer, with a delta that fits its header.
+ * @prev is the guard key found at entry; @wc is NULL for
+ * ring_buffer_write(), which keeps nothing for later.
  */
 static __always_inline void *
 rb_reserve(struct trace_buffer *buffer, struct rb_cpu *cb, struct rb_wctx *wc,
-	   unsigned long len, bool keep)
+	   unsigned long len, unsigned long prev)
 {
 	unsigned int size = rb_data_size(len);
 	struct ring_buffer_event *ev;
@@ -702,8 +703,8 @@ rb_reserve(struct trace_buffer *buffer, struct rb_cpu *cb, struct rb_wctx *wc,
 	s64 w;
 
 	/* Nested writers and absolute mode store absolute stamps. */
-	if (unlikely(wc->prev != RB_TOP_NONE || READ_ONCE(buffer->abs_ts)))
-		return rb_reserve_slow(buffer, cb, wc, size, true, keep);
+	if (unlikely(prev != RB_TOP_NONE || READ_ONCE(buffer->abs_ts)))
+		return rb_reserve_slow(buffer, cb, wc, size, true);
 	w = local64_read(&cb->write);
 	/* After write, before the claim: stamps follow stream order. */
 	ts = rb_clock(buffer);
@@ -719,9 +720,9 @@ rb_reserve(struct trace_buffer *buffer, struct rb_cpu *cb, struct rb_wctx *wc,
 		     delta > RB_DELTA_MAX ||
 		     (u64)(u32)(off - 1) + size >= cb->cap ||
 		     !local64_try_cmpxchg(&cb->write, &w, w + size)))
-		return rb_reserve_slow(buffer, cb, wc, size, false, keep);
+		return rb_reserve_slow(buffer, cb, wc, size, false);
 	sb = rb_tail_of(cb, rb_pseq(cb, w));
-	rb_claimed(cb, wc, sb, w, w + size, ts, keep);
+	rb_claimed(cb, wc, sb, w, w + size, ts);
 	ev = (void *)&sb->page->data[off];
 	return rb_set_data_header(ev, size, delta);
 }
@@ -920,7 +921,7 @@ ring_buffer_lock_reserve(struct trace_buffer *buffer, unsigned long length)
 	payload = NULL;
 	/* Interrupts leave the level as they found it: check it once. */
 	if (likely(slot->level < RB_WRITERS_MAX))
-		payload = rb_reserve(buffer, wc.cb, &wc, length, true);
+		payload = rb_reserve(buffer, wc.cb, &wc, length, wc.prev);
 	if (unlikely(!payload)) {
 		rb_leave(buffer, slot, &wc);
 		return NULL;
@@ -1023,7 +1024,7 @@ int ring_buffer_write(struct trace_buffer *buffer, unsigned long length,
 	if (unlikely(!slot))
 		return ret;
 	/* Nothing outside this call sees the reserve: no stack level. */
-	payload = rb_reserve(buffer, wc.cb, &wc, length, false);
+	payload = rb_reserve(buffer, wc.cb, NULL, length, wc.prev);
 	if (likely(payload)) {
 		memcpy(payload, data, length);
 		ret = 0;
