@@ -105,7 +105,8 @@
 #define RB_KEY_BASE		2UL
 #define RB_TOP_NONE		0UL
 #define RB_TOP_BUSY		1UL
-#define RB_NEST_LEVELS		2
+/* nest_start levels per CPU, shared by its contexts. */
+#define RB_NEST_LEVELS		8
 /* Open ring_buffer_lock_reserve() calls per CPU and buffer. */
 #define RB_WRITERS_MAX		16
 /* A stamp position no claim can match: forces an absolute stamp. */
@@ -2602,6 +2603,7 @@ int ring_buffer_subbuf_order_set(struct trace_buffer *buffer, int order)
 	ro = kcalloc(nr_cpu_ids, sizeof(*ro), GFP_KERNEL);
 	if (!ro)
 		goto out;
+	ret = 0;
 	for_each_cpu(cpu, buffer->cpumask) {
 		ret = rb_reorder_alloc(&ro[cpu],
 				       per_cpu_ptr(buffer->slots, cpu)->cb, order);
