@@ -766,8 +766,26 @@ static int test_order_change_fails_midway(void)
 }
 
 static struct trace_buffer *t_pc_buf;
+static int t_pc_discard;
 
-/* An irq that writes an event with a nested one inside, as triggers do. */
+/* t_step_check(): stamps went back (and nothing else was wrong) */
+#define T_STEP_BACK 2
+#ifdef RB_STOCK
+/*
+ * Stock 6.12 gives an event a stamp older than the one before it when an
+ * irq discards its own event as the task's write moves on to the next
+ * sub-buffer (seen: 462 after 465, one clock tick back).  Counted and
+ * reported, not failed, on stock only.
+ */
+#define T_STEP_TOLERATE T_STEP_BACK
+#else
+#define T_STEP_TOLERATE 0
+#endif
+
+/*
+ * An irq that writes an event with a nested one inside, as triggers do;
+ * or (t_pc_discard) one that discards its event, then writes another.
+ */
 static void t_pc_irq(void)
 {
 	struct ring_buffer_event *e;
@@ -777,11 +795,14 @@ static void t_pc_irq(void)
 	e = ring_buffer_lock_reserve(t_pc_buf, 8);
 	if (e) {
 		t_fill(ring_buffer_event_data(e), 8, 200);
+		if (t_pc_discard)
+			ring_buffer_discard_commit(t_pc_buf, e);
 		ring_buffer_nest_start(t_pc_buf);
 		t_fill(buf, 8, 201);
 		ring_buffer_write(t_pc_buf, 8, buf);
 		ring_buffer_nest_end(t_pc_buf);
-		ring_buffer_unlock_commit(t_pc_buf);
+		if (!t_pc_discard)
+			ring_buffer_unlock_commit(t_pc_buf);
 	}
 	t_leave(HARDIRQ_OFFSET);
 }
@@ -823,11 +844,14 @@ static u64 t_tick(void)
 	return t_tick_now += 3;
 }
 
-/* What the sequence leaves: five task events in order, and the irq's. */
-static int t_step_check(struct trace_buffer *b, int bad, u32 want_irq)
+/*
+ * What the sequence leaves: @pre 24-byte events written before it, five
+ * task events in order, and the irq's.
+ */
+static int t_step_check(struct trace_buffer *b, int bad, u32 pre, u32 want_irq)
 {
 	struct ring_buffer_event *e;
-	u32 got = 0, irq = 0;
+	u32 got = 0, irq = 0, back = 0;
 	u64 ts, last = 0;
 
 	if (bad)
@@ -837,15 +861,18 @@ static int t_step_check(struct trace_buffer *b, int bad, u32 want_irq)
 	t_enter(HARDIRQ_OFFSET);
 	T_EQ(t_write(b, 8, 5), 0);
 	t_leave(HARDIRQ_OFFSET);
-	T_EQ(ring_buffer_entries_cpu(b, 0), 5 + want_irq);
+	T_EQ(ring_buffer_entries_cpu(b, 0), pre + 5 + want_irq);
 	while ((e = ring_buffer_consume(b, 0, &ts, NULL))) {
 		u8 *d = ring_buffer_event_data(e);
 
 		/* stamps follow buffer order */
-		if (ts < last)
-			T_FAIL("stamp %llu after %llu", (unsigned long long)ts,
-			       (unsigned long long)last);
+		back += ts < last;
 		last = ts;
+		if (pre) {
+			if (!t_check(d, 24, 300 + --pre))
+				T_FAIL("early event %u corrupted", pre);
+			continue;
+		}
 		if (t_check(d, 8, 200) || t_check(d, 8, 201)) {
 			irq++;
 			continue;
@@ -856,7 +883,8 @@ static int t_step_check(struct trace_buffer *b, int bad, u32 want_irq)
 	}
 	T_EQ(got, 5);
 	T_EQ(irq, want_irq);
-	return 0;
+	/* all else right, but a stamp went back: T_STEP_BACK */
+	return back ? T_STEP_BACK : 0;
 }
 
 /*
@@ -864,30 +892,50 @@ static int t_step_check(struct trace_buffer *b, int bad, u32 want_irq)
  * (single-stepped, one child process per instruction): afterwards every
  * event is there, in order, and the ring takes writes from every context
  * again -- guard or nesting state left behind would refuse or hide them.
+ * @pre events fill the sub-buffer first, so that the sequence moves on to
+ * the next one; @discard makes the irq discard its event; @abs turns on
+ * absolute stamps.
  */
-static int test_irq_at_each_instruction(void)
+static int t_step_run(u32 pre, int discard, int abs)
 {
 	struct trace_buffer *b = t_alloc(16 * PAGE_SIZE, RB_FL_OVERWRITE);
-	long points, first_bad;
+	long points, first_bad, back;
 	int bad, status;
 
 	T_ASSERT(b);
 	t_pc_buf = b;
+	t_pc_discard = discard;
 	ring_buffer_set_clock(b, t_tick);
-	T_ASSERT(sim_step_sweep(t_pc_irq));
+	ring_buffer_set_time_stamp_abs(b, abs);
+	/* counted down by t_step_check() */
+	for (u32 i = pre; i; i--)
+		T_EQ(t_write(b, 24, 300 + i - 1), 0);
+	T_ASSERT(sim_step_sweep(t_pc_irq, T_STEP_TOLERATE));
 	bad = t_step_sequence(b);
 	if (sim_step_end())
-		_exit(t_step_check(b, bad, 2));
-	points = sim_step_results(&first_bad, &status);
-	printf("# %ld interrupt points\n", points);
+		_exit(t_step_check(b, bad, pre, 2 - discard));
+	points = sim_step_results(&first_bad, &status, &back);
+	printf("# pre %u discard %d abs %d: %ld interrupt points\n", pre, discard,
+	       abs, points);
+	if (back)
+		printf("# stock defect tolerated: a stamp went back after an irq at %ld of %ld points\n",
+		       back, points);
 	if (first_bad)
-		T_FAIL("irq after instruction %ld of the sequence: wait status %#x",
-		       first_bad, status);
+		T_FAIL("irq after instruction %ld of the sequence: wait status %#x (%s)",
+		       first_bad, status,
+		       status == T_STEP_BACK << 8 ? "a stamp went back" : "see above");
 	T_ASSERT(points > 100);
-	if (t_step_check(b, bad, 0))
+	if (t_step_check(b, bad, pre, 0))
 		return 1;
 	ring_buffer_free(b);
 	return 0;
+}
+
+static int test_irq_at_each_instruction(void)
+{
+	/* 145 events of 28 bytes leave 20 bytes of the first sub-buffer */
+	return t_step_run(0, 0, 0) || t_step_run(145, 1, 0) ||
+	       t_step_run(0, 1, 1);
 }
 
 static int test_headers_text(void)

@@ -694,8 +694,8 @@ void irq_work_sync(struct irq_work *w)
 #define SIM_TF 0x100UL
 static __thread void (*sim_step_fn)(void);
 static __thread int sim_step_child;
-static __thread long sim_step_points, sim_step_first_bad;
-static __thread int sim_step_status;
+static __thread long sim_step_points, sim_step_first_bad, sim_step_tolerated;
+static __thread int sim_step_status, sim_step_tolerate;
 
 /*
  * Every instruction: fork.  The child stops stepping and takes the
@@ -723,13 +723,16 @@ static void sim_on_trap(int sig, siginfo_t *si, void *ucp)
 	if (pid < 0 || waitpid(pid, &st, 0) != pid)
 		st = -1;
 	sim_step_points++;
-	if (st != 0 && !sim_step_first_bad) {
+	if (sim_step_tolerate && WIFEXITED(st) &&
+	    WEXITSTATUS(st) == sim_step_tolerate)
+		sim_step_tolerated++;
+	else if (st != 0 && !sim_step_first_bad) {
 		sim_step_first_bad = sim_step_points;
 		sim_step_status = st;
 	}
 }
 
-int sim_step_sweep(void (*fn)(void))
+int sim_step_sweep(void (*fn)(void), int tolerate)
 {
 	static int done;
 
@@ -746,6 +749,8 @@ int sim_step_sweep(void (*fn)(void))
 	fflush(NULL);
 	sim_step_points = 0;
 	sim_step_first_bad = 0;
+	sim_step_tolerated = 0;
+	sim_step_tolerate = tolerate;
 	sim_step_child = 0;
 	sim_step_fn = fn;
 	__asm__ volatile("pushfq; orq %0, (%%rsp); popfq" : : "i"(SIM_TF) : "memory", "cc");
@@ -761,14 +766,15 @@ int sim_step_end(void)
 	return sim_step_child;
 }
 
-long sim_step_results(long *first_bad, int *status)
+long sim_step_results(long *first_bad, int *status, long *tolerated)
 {
 	*first_bad = sim_step_first_bad;
 	*status = sim_step_status;
+	*tolerated = sim_step_tolerated;
 	return sim_step_points;
 }
 #else
-int sim_step_sweep(void (*fn)(void))
+int sim_step_sweep(void (*fn)(void), int tolerate)
 {
 	return 0;
 }
@@ -778,10 +784,11 @@ int sim_step_end(void)
 	return 0;
 }
 
-long sim_step_results(long *first_bad, int *status)
+long sim_step_results(long *first_bad, int *status, long *tolerated)
 {
 	*first_bad = 0;
 	*status = 0;
+	*tolerated = 0;
 	return 0;
 }
 #endif

@@ -47,12 +47,14 @@ void sim_fail_alloc_after(long n);
  * child runs fn as an interrupt there and carries on, the parent steps on.
  * sim_step_end() stops it; it returns 1 in a child, which then checks what
  * it sees and _exit()s 0 for good.  In the parent, sim_step_results()
- * gives the number of children, the first failing one and its wait status.
+ * gives the number of children, the first failing one and its wait status,
+ * and how many exited with the code @tolerate (non-zero): a known defect
+ * of the code under test, counted rather than failed.
  * sim_step_sweep() returns 0 where single-stepping is not available.
  */
-int sim_step_sweep(void (*fn)(void));
+int sim_step_sweep(void (*fn)(void), int tolerate);
 int sim_step_end(void);
-long sim_step_results(long *first_bad, int *status);
+long sim_step_results(long *first_bad, int *status, long *tolerated);
 /* exclusive CPUs: atomic sections of threads on one simulated CPU do not overlap */
 void sim_set_exclusive(int on);
 void sim_quiet(int on);
