@@ -108,7 +108,7 @@ int main(int argc, char **argv)
 			only = argv[++i];
 	}
 	signal(SIGALRM, t_watchdog);
-	alarm(rb_opt_tsan ? 1200 : 280);
+	alarm(rb_opt_tsan ? 1200 : 600);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	sim_init(4);
 

@@ -1264,6 +1264,8 @@ static int test_sim_rcu_warn(void)
 }
 
 const struct rb_case rb_unit_cases[] = {
+	/* first: it forks per instruction, which gets slower as the heap grows */
+	{ "unit_irq_at_each_instruction", test_irq_at_each_instruction },
 	{ "sim_interrupt_contexts", test_sim_interrupts },
 	{ "sim_rcu_and_warnings", test_sim_rcu_warn },
 	{ "unit_alloc_free", test_alloc_free },
@@ -1286,7 +1288,6 @@ const struct rb_case rb_unit_cases[] = {
 	{ "unit_record_on_off", test_record_on_off },
 	{ "unit_subbuf_order", test_subbuf_order },
 	{ "unit_order_change_fails_midway", test_order_change_fails_midway },
-	{ "unit_irq_at_each_instruction", test_irq_at_each_instruction },
 	{ "unit_header_text", test_headers_text },
 	{ "unit_clock_jumps", test_clock_jumps },
 	{ "unit_wait_wake_poll", test_wait_wake },
