@@ -602,6 +602,13 @@ rb_fill_event(struct rb_subbuf *sb, unsigned int off, unsigned int pre,
 	return rb_set_data_header(ev, size, delta);
 }
 
+/* One more event committed in @sb. */
+static __always_inline void rb_count(struct rb_cpu *cb, struct rb_subbuf *sb)
+{
+	local_inc(&sb->cum);
+	local_inc(&cb->committed);
+}
+
 /*
  * The claim is made: note where it is and move the stamp pair on.  A
  * writer nesting in here sees a pair that does not match its claim and
@@ -621,8 +628,7 @@ static __always_inline void rb_claimed(struct rb_cpu *cb, struct rb_wctx *wc,
 		wc->ts = ts;
 	} else {
 		/* ring_buffer_write(): no discard, count it right away. */
-		local_inc(&sb->cum);
-		local_inc(&cb->committed);
+		rb_count(cb, sb);
 	}
 	WRITE_ONCE(cb->stamp, ts);
 	barrier();
@@ -887,12 +893,6 @@ static __always_inline void rb_leave(struct trace_buffer *buffer,
 	preempt_enable_notrace();
 }
 
-static __always_inline void rb_count_commit(struct rb_wctx *wc)
-{
-	local_inc(&wc->sb->cum);
-	local_inc(&wc->cb->committed);
-}
-
 /**
  * ring_buffer_lock_reserve - claim room for an event
  * @buffer: the buffer to write into
@@ -966,7 +966,7 @@ int ring_buffer_unlock_commit(struct trace_buffer *buffer)
 	struct rb_wctx wc;
 	struct rb_slot *slot = rb_pop(buffer, &wc);
 
-	rb_count_commit(&wc);
+	rb_count(wc.cb, wc.sb);
 	rb_leave(buffer, slot, &wc);
 	return 0;
 }
