@@ -305,6 +305,7 @@ struct rbt_worker {
 	u64 seq;		/* next sequence number == events written */
 	u64 failed;
 	int in_window;
+	u64 *until;		/* if set, a window also ends when *until moves */
 };
 
 static int rbt_worker_main(void *arg)
@@ -352,8 +353,15 @@ static int rbt_writer_slow(struct rbt_worker *w, unsigned int extra)
 		return -EBUSY;
 	WRITE_ONCE(w->in_window, 1);
 	memcpy(ring_buffer_event_data(ev), buf, len);
-	if (w->window_us)
+	if (READ_ONCE(w->until)) {
+		/* linger until the interrupt we wait for has been, or 2 ms */
+		u64 *until = READ_ONCE(w->until), seen = READ_ONCE(*until);
+
+		for (int us = 0; us < 2000 && READ_ONCE(*until) == seen; us++)
+			udelay(1);
+	} else if (w->window_us) {
 		udelay(w->window_us);
+	}
 	WRITE_ONCE(w->in_window, 0);
 	return ring_buffer_unlock_commit(w->buffer);
 }
@@ -816,15 +824,22 @@ static enum rbt_result rbt_test_nested_ipi(void)
 	if (!RBT_EXPECT(!rbt_worker_start(&w, rbt.other, rbt_writer_fn),
 			"kthread_create failed"))
 		goto out;
+	/*
+	 * The writer's windows last until an IPI has been (up to 2 ms),
+	 * and each IPI is sent once a window is open: under TCG a hit then
+	 * does not depend on where the scheduler cut the other vCPU off.
+	 */
+	WRITE_ONCE(w.until, &p.seq);
 	/* start once the writer runs; go on until one IPI hit a reservation */
 	for (i = 0; i < 2000 && !READ_ONCE(w.seq); i++)
 		usleep_range(1000, 2000);
 	for (i = 0; i < 4000; i++) {
 		if (i >= 400 && (READ_ONCE(p.hits) || READ_ONCE(w.seq) >= w.limit))
 			break;
+		rbt_wait_for(&w.in_window, 1, 2000);
 		smp_call_function_single(rbt.other, rbt_ipi_fn, &p, 1);
-		usleep_range(30, 60);
 	}
+	WRITE_ONCE(w.until, NULL);
 	rbt_worker_stop(&w);
 	pr_info("# %s: %llu IPI writes, %d inside a reservation; %llu task writes\n",
 		rbt.name, p.seq, p.hits, w.seq);
