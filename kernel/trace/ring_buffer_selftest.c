@@ -26,6 +26,7 @@
 #include <linux/kthread.h>
 #include <linux/ktime.h>
 #include <linux/log2.h>
+#include <linux/math64.h>
 #include <linux/ring_buffer.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
@@ -136,6 +137,15 @@ struct rbt_rec {
 static u8 rbt_pattern(u64 seq, u32 src, unsigned int i)
 {
 	return (u8)(seq * 131 + src * 29 + i * 7 + (seq >> 8));
+}
+
+/* u64 % n without a libgcc helper (32-bit kernels have none) */
+static unsigned int rbt_mod(u64 v, u32 n)
+{
+	u32 rem;
+
+	div_u64_rem(v, n, &rem);
+	return rem;
 }
 
 static u32 rbt_mix(u32 h, u32 v)
@@ -373,7 +383,7 @@ static void rbt_writer_fn(struct rbt_worker *w)
 	int ret;
 
 	while (!READ_ONCE(w->stop) && (!w->limit || w->seq < w->limit)) {
-		unsigned int extra = w->seq % 41;
+		unsigned int extra = rbt_mod(w->seq, 41);
 
 		if (w->reserve && (w->window_us || (w->seq & 1)))
 			ret = rbt_writer_slow(w, extra);
@@ -588,7 +598,7 @@ static void rbt_emit_stamped(struct trace_buffer *b, u64 seq, u64 exp)
 	struct ring_buffer_event *ev;
 	unsigned int len;
 
-	len = rbt_rec_make(buf, RBT_SRC_TASK, seq, seq % 37);
+	len = rbt_rec_make(buf, RBT_SRC_TASK, seq, rbt_mod(seq, 37));
 	ev = ring_buffer_lock_reserve(b, len);
 	if (!RBT_EXPECT(ev, "reserve of seq %llu failed", seq))
 		return;
@@ -684,7 +694,7 @@ static void rbt_nest_fn(struct irq_work *work)
 		n->nested++;
 	if (n->clock)
 		rbt_clock_set(n->clock);
-	if (rbt_emit(n->buffer, RBT_SRC_IRQ, n->seq, n->seq % 23, n->reserve))
+	if (rbt_emit(n->buffer, RBT_SRC_IRQ, n->seq, rbt_mod(n->seq, 23), n->reserve))
 		n->failed++;
 	WRITE_ONCE(n->runs, n->runs + 1);
 }
@@ -716,7 +726,7 @@ static void rbt_nest_pair(struct rbt_nest *n, u64 seq, bool discard)
 	unsigned int len;
 	bool ran;
 
-	len = rbt_rec_make(buf, RBT_SRC_TASK, seq, seq % 29);
+	len = rbt_rec_make(buf, RBT_SRC_TASK, seq, rbt_mod(seq, 29));
 	ev = ring_buffer_lock_reserve(n->buffer, len);
 	if (!RBT_EXPECT(ev, "reserve of seq %llu failed", seq))
 		return;
@@ -777,7 +787,7 @@ static void rbt_ipi_fn(void *arg)
 		p->wrong_cpu++;
 	if (READ_ONCE(p->w->in_window))
 		p->hits++;
-	if (rbt_emit(p->buffer, RBT_SRC_IRQ, p->seq, p->seq % 19, p->seq & 1))
+	if (rbt_emit(p->buffer, RBT_SRC_IRQ, p->seq, rbt_mod(p->seq, 19), p->seq & 1))
 		p->failed++;
 	else
 		p->seq++;
@@ -873,7 +883,7 @@ static void rbt_discard_one(struct trace_buffer *b, u64 seq)
 	struct ring_buffer_event *ev;
 	unsigned int len;
 
-	len = rbt_rec_make(buf, RBT_SRC_TASK, seq, seq % 13);
+	len = rbt_rec_make(buf, RBT_SRC_TASK, seq, rbt_mod(seq, 13));
 	ev = ring_buffer_lock_reserve(b, len);
 	if (!RBT_EXPECT(ev, "reserve of seq %llu failed", seq))
 		return;
@@ -1378,7 +1388,7 @@ static void rbt_read_page_body(struct trace_buffer *b,
 		   "read_page(full) handed out the page being written");
 	for (; i < RBT_RP_FIRST; i++) {
 		rbt_clock_set(ts[i]);
-		rbt_emit(b, RBT_SRC_TASK, i, i % 37, i & 1);
+		rbt_emit(b, RBT_SRC_TASK, i, rbt_mod(i, 37), i & 1);
 	}
 	rbt_read_pages(b, rbt.cpu, rp, &pw);
 	RBT_EQ("records in pages", RBT_RP_FIRST, pw.count);
@@ -1386,7 +1396,7 @@ static void rbt_read_page_body(struct trace_buffer *b,
 
 	for (; i < RBT_RP_FIRST + RBT_RP_FLOOD; i++) {
 		rbt_clock_set(ts[i]);
-		rbt_emit(b, RBT_SRC_TASK, i, i % 37, i & 1);
+		rbt_emit(b, RBT_SRC_TASK, i, rbt_mod(i, 37), i & 1);
 	}
 	over = ring_buffer_overrun_cpu(b, rbt.cpu);
 	memset(&pw, 0, sizeof(pw));
