@@ -65,8 +65,8 @@ need_pkgs() {
     apt-get update && apt-get install -y ${missing[*]}"
 	fi
 	stage_start "apt-get install ${missing[*]}"
-	DEBIAN_FRONTEND=noninteractive apt-get update -q
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}"
+	DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 update -q
+	DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -q "${missing[@]}"
 	stage_end
 }
 
