@@ -80,8 +80,20 @@
 #define RB_EV_HDR		4U
 /* Bytes of a TIME_EXTEND or TIME_STAMP event. */
 #define RB_META_LEN		8U
-/* Largest payload whose length still fits into type_len. */
+/*
+ * Payloads are padded to RB_ALIGN bytes.  Where 64-bit loads must be
+ * aligned, every event is a multiple of 8 bytes and uses the length-word
+ * header, so that its payload is 8-byte aligned (the format stays the one
+ * readers know).  Elsewhere the largest payload whose length fits into
+ * type_len gets the short header.
+ */
+#ifdef CONFIG_HAVE_64BIT_ALIGNED_ACCESS
+#define RB_ALIGN		8U
+#define RB_SMALL_MAX		0U
+#else
+#define RB_ALIGN		4U
 #define RB_SMALL_MAX		(RINGBUF_TYPE_DATA_TYPE_LEN_MAX * 4U)
+#endif
 #define RB_DELTA_BITS		27
 #define RB_DELTA_MAX		((1ULL << RB_DELTA_BITS) - 1)
 /* An absolute stamp keeps 59 bits; readers take the rest from the past. */
@@ -95,6 +107,8 @@
 #define RB_RECORD_OFF		BIT(20)
 /* A control path holding writers off adds this to cb->record_disabled. */
 #define RB_HELD			BIT(16)
+/* An NMI read this CPU's ring without the reader lock: off for good. */
+#define RB_DUMPED		BIT(15)
 /*
  * Recursion guard.  A writer's key is its context bits of preempt_count
  * plus RB_KEY_BASE: an interrupting context always has a larger key.
@@ -140,7 +154,7 @@ struct rb_subbuf {
 
 /* Where a reader or an iterator stands, with its private copy. */
 struct rb_cursor {
-	unsigned long		seq;
+	u64			seq;
 	unsigned int		off;		/* next byte to decode */
 	unsigned int		len;		/* bytes copied so far */
 	bool			done;		/* the writer has left seq */
@@ -161,10 +175,11 @@ struct rb_cpu {
 	local_t			committed;
 	local_t			overrun;
 	local_t			commit_overrun;
-	local_t			dropped;
+	/* Also set by control paths while held-off writers count. */
+	atomic_long_t		dropped;
 
 	/* Shared between the writer and the readers. */
-	atomic_long_t		head ____cacheline_aligned_in_smp;
+	atomic64_t		head ____cacheline_aligned_in_smp;
 	atomic_t		record_disabled;	/* + RB_HELD per control path */
 	atomic_t		iters;
 	unsigned long		resets;		/* rb_cpu_clear() calls */
@@ -243,17 +258,21 @@ struct trace_buffer {
 	u8			all_armed;	/* armed flag of waiter */
 };
 
+/*
+ * Compares the low bits only, so that a slot's (long) copy of a number
+ * compares with the full 64-bit one; numbers compared are never 2^31 apart.
+ */
 static bool rb_seq_before(unsigned long a, unsigned long b)
 {
 	return (long)(a - b) < 0;
 }
 
-static u64 rb_mkpos(struct rb_cpu *cb, unsigned long seq, unsigned int off)
+static u64 rb_mkpos(struct rb_cpu *cb, u64 seq, unsigned int off)
 {
 	return ((u64)seq << cb->shift) | off;
 }
 
-static unsigned long rb_pseq(struct rb_cpu *cb, u64 pos)
+static u64 rb_pseq(struct rb_cpu *cb, u64 pos)
 {
 	return pos >> cb->shift;
 }
@@ -263,9 +282,21 @@ static unsigned int rb_poff(struct rb_cpu *cb, u64 pos)
 	return pos & cb->mask;
 }
 
-static struct rb_subbuf *rb_slot_of(struct rb_cpu *cb, unsigned long seq)
+/*
+ * Sub-buffer numbers are 64-bit on every kernel: an unsigned long would
+ * wrap on 32-bit after 2^32 sub-buffers, and seq % nr would jump.
+ */
+static u32 rb_mod(u64 seq, unsigned long nr)
 {
-	return &cb->subbufs[seq % cb->nr];
+	u32 rem;
+
+	div_u64_rem(seq, nr, &rem);
+	return rem;
+}
+
+static struct rb_subbuf *rb_slot_of(struct rb_cpu *cb, u64 seq)
+{
+	return &cb->subbufs[rb_mod(seq, cb->nr)];
 }
 
 /*
@@ -290,7 +321,7 @@ static __always_inline unsigned int rb_data_size(unsigned long len)
 		len = 1;
 	if (len <= RB_SMALL_MAX)
 		return RB_EV_HDR + ALIGN(len, 4);
-	return RB_EV_HDR + 4 + ALIGN(len, 4);
+	return RB_EV_HDR + 4 + ALIGN(len, RB_ALIGN);
 }
 
 /* The header word, laid out as struct ring_buffer_event's bitfields. */
@@ -436,34 +467,38 @@ static void rb_update_max_len(struct trace_buffer *buffer)
 }
 
 /*
- * Reader lock; from NMI (ftrace_dump) it may only be tried.  For sparse
- * the lock is always taken: a failed try is closed with rb_unlock_failed().
+ * Reader lock for consuming reads.  An NMI (ftrace_dump() after an oops or
+ * a hard lockup) can only try it: it may have interrupted this CPU's own
+ * reader, which then never lets go, and a dump that waits for it never
+ * ends.  So when the try fails the NMI reads without the lock, as 6.12
+ * does, and switches the CPU's ring off for good (RB_DUMPED): the reader
+ * it interrupted may have left the cursor half moved.  Returns whether the
+ * lock is held; for sparse it is taken either way.
  */
 static bool rb_lock(struct rb_cpu *cb, unsigned long *flags)
 	__acquires(&cb->reader_lock)
 {
-	if (in_nmi()) {
-		local_irq_save(*flags);
-		if (raw_spin_trylock(&cb->reader_lock))
-			return true;
-		local_irq_restore(*flags);
-		__acquire(&cb->reader_lock);
-		return false;
+	if (likely(!in_nmi())) {
+		raw_spin_lock_irqsave(&cb->reader_lock, *flags);
+		return true;
 	}
-	raw_spin_lock_irqsave(&cb->reader_lock, *flags);
-	return true;
+	local_irq_save(*flags);
+	if (raw_spin_trylock(&cb->reader_lock))
+		return true;
+	atomic_or(RB_DUMPED, &cb->record_disabled);
+	__acquire(&cb->reader_lock);
+	return false;
 }
 
-static void rb_unlock(struct rb_cpu *cb, unsigned long flags)
+static void rb_unlock(struct rb_cpu *cb, unsigned long flags, bool locked)
 	__releases(&cb->reader_lock)
 {
-	raw_spin_unlock_irqrestore(&cb->reader_lock, flags);
-}
-
-static void rb_unlock_failed(struct rb_cpu *cb)
-	__releases(&cb->reader_lock)
-{
+	if (likely(locked)) {
+		raw_spin_unlock_irqrestore(&cb->reader_lock, flags);
+		return;
+	}
 	__release(&cb->reader_lock);
+	local_irq_restore(flags);
 }
 
 /* ---------------------------------------------------------------------
@@ -471,7 +506,7 @@ static void rb_unlock_failed(struct rb_cpu *cb)
  */
 
 static __always_inline struct rb_subbuf *
-rb_tail_of(struct rb_cpu *cb, unsigned long seq)
+rb_tail_of(struct rb_cpu *cb, u64 seq)
 {
 	struct rb_subbuf *sb = READ_ONCE(cb->tail);
 
@@ -485,7 +520,7 @@ rb_tail_of(struct rb_cpu *cb, unsigned long seq)
  * left (for the overrun count of the next push), then publish the new
  * number before any byte of the new lap is written.
  */
-static int rb_mark(struct rb_subbuf *sb, unsigned long seq)
+static int rb_mark(struct rb_subbuf *sb, u64 seq)
 {
 	long old = local_read(&sb->seq);
 	unsigned long cum;
@@ -509,10 +544,10 @@ static int rb_mark(struct rb_subbuf *sb, unsigned long seq)
 }
 
 /* Overwrite mode: retire the oldest sub-buffer @r and count its events. */
-static void rb_push(struct rb_cpu *cb, struct rb_subbuf *sb, unsigned long r)
+static void rb_push(struct rb_cpu *cb, struct rb_subbuf *sb, u64 r)
 {
 	unsigned long n = local_read(&sb->cum) - sb->retired;
-	long old = r;
+	s64 old = r;
 
 	/*
 	 * Pairs with the cmpxchg in rb_rd_take(): exactly one side
@@ -522,18 +557,18 @@ static void rb_push(struct rb_cpu *cb, struct rb_subbuf *sb, unsigned long r)
 	 * reader's cmpxchg wrote) keeps our stores of the next lap after
 	 * the reader's reads of the slot.
 	 */
-	if (atomic_long_try_cmpxchg(&cb->head, &old, r + 1))
+	if (atomic64_try_cmpxchg(&cb->head, &old, r + 1))
 		local_add(n, &cb->overrun);
 	else
-		atomic_long_read_acquire(&cb->head);
+		atomic64_read_acquire(&cb->head);
 }
 
 /* Make slot @sb ready to hold sub-buffer @seq. */
 static int rb_make_room(struct trace_buffer *buffer, struct rb_cpu *cb,
-			struct rb_subbuf *sb, unsigned long seq)
+			struct rb_subbuf *sb, u64 seq)
 {
-	unsigned long r = seq - cb->nr;
-	long head;
+	u64 r = seq - cb->nr;
+	s64 head;
 
 	if (seq >= cb->nr) {
 		u64 commit = local64_read(&cb->commit);
@@ -543,10 +578,10 @@ static int rb_make_room(struct trace_buffer *buffer, struct rb_cpu *cb,
 			return -ENOSPC;
 		}
 		/* Pairs with the cmpxchg in rb_rd_take(). */
-		head = atomic_long_read_acquire(&cb->head);
+		head = atomic64_read_acquire(&cb->head);
 		if (!rb_seq_before(r, head)) {
 			if (!(READ_ONCE(buffer->flags) & RB_FL_OVERWRITE)) {
-				local_inc(&cb->dropped);
+				atomic_long_inc(&cb->dropped);
 				return -ENOSPC;
 			}
 			rb_push(cb, sb, r);
@@ -563,7 +598,7 @@ static noinline struct rb_subbuf *rb_move(struct trace_buffer *buffer,
 					  struct rb_cpu *cb, s64 w,
 					  unsigned int size)
 {
-	unsigned long seq = rb_pseq(cb, w) + 1;
+	u64 seq = rb_pseq(cb, w) + 1;
 	struct rb_subbuf *prev = rb_tail_of(cb, seq - 1);
 	struct rb_subbuf *sb = rb_slot_of(cb, seq);
 	int ret;
@@ -771,6 +806,22 @@ static __always_inline bool rb_end_commit(struct rb_cpu *cb,
 	}
 }
 
+/*
+ * Where a 64-bit cmpxchg (cb->write) or any cmpxchg may take a lock
+ * (lib/atomic64.c, or no NMI-safe cmpxchg at all), an NMI that interrupted
+ * a writer of this CPU could spin on that lock forever: refuse NMI writers
+ * there, as 6.12 does.
+ */
+#define RB_NMI_UNSAFE	(IS_ENABLED(CONFIG_GENERIC_ATOMIC64) || \
+			 !IS_ENABLED(CONFIG_ARCH_HAVE_NMI_SAFE_CMPXCHG))
+
+/* Count the refusal where an atomic increment is safe in NMI. */
+static noinline void rb_nmi_refused(struct rb_cpu *cb)
+{
+	if (IS_ENABLED(CONFIG_ARCH_HAVE_NMI_SAFE_CMPXCHG))
+		atomic_long_inc(&cb->dropped);
+}
+
 static unsigned long rb_ctx_key(void)
 {
 	return (preempt_count() & RB_KEY_MASK) + RB_KEY_BASE;
@@ -803,7 +854,7 @@ static bool rb_full_hit(struct rb_cpu *cb, int full)
 	if (!full)
 		return true;
 	dirty = rb_pseq(cb, local64_read(&cb->commit)) -
-		atomic_long_read(&cb->head);
+		atomic64_read(&cb->head);
 	return (dirty + 1) * 100 >= (unsigned long)full * cb->nr;
 }
 
@@ -860,11 +911,15 @@ rb_enter(struct trace_buffer *buffer, unsigned long length, struct rb_wctx *wc)
 	cb = READ_ONCE(slot->cb);
 	if (unlikely(!cb || length > READ_ONCE(buffer->max_len)))
 		goto out;
+	if (RB_NMI_UNSAFE && unlikely(in_nmi())) {
+		rb_nmi_refused(cb);
+		goto out;
+	}
 	/* Pairs with smp_mb__before_atomic() in rb_release_writers(). */
 	disabled = atomic_read_acquire(&cb->record_disabled);
 	if (unlikely(disabled)) {
 		if (!(disabled & (RB_HELD - 1)))
-			local_inc(&cb->dropped);
+			atomic_long_inc(&cb->dropped);
 		goto out;
 	}
 	key = rb_ctx_key();
@@ -902,8 +957,9 @@ static __always_inline void rb_leave(struct trace_buffer *buffer,
  * event and then calls ring_buffer_unlock_commit() or
  * ring_buffer_discard_commit(), on the same CPU and in the same context.
  *
- * Context: Any context, NMI included.  Returns with preemption disabled
- * when it succeeds; leaves it as it was on failure.
+ * Context: Any context, NMI included (refused in NMI where a 64-bit
+ * cmpxchg is not NMI-safe).  Returns with preemption disabled when it
+ * succeeds; leaves it as it was on failure.
  * Return: the event, or NULL when recording is off, the event is too big,
  * the ring is full (producer/consumer mode), or the same context is
  * already inside a reserve on this CPU.
@@ -1010,7 +1066,7 @@ EXPORT_SYMBOL_GPL(ring_buffer_discard_commit);
  * @length: payload length in bytes
  * @data: the payload
  *
- * Context: Any context, NMI included.
+ * Context: Any context, NMI included (as ring_buffer_lock_reserve()).
  * Return: 0 on success, -EBUSY when the event could not be reserved.
  */
 int ring_buffer_write(struct trace_buffer *buffer, unsigned long length,
@@ -1127,7 +1183,7 @@ EXPORT_SYMBOL_GPL(ring_buffer_event_time_stamp);
  * Read side: cursors over private copies
  */
 
-static void rb_cur_start(struct rb_cursor *cur, unsigned long seq)
+static void rb_cur_start(struct rb_cursor *cur, u64 seq)
 {
 	cur->seq = seq;
 	cur->off = 0;
@@ -1163,7 +1219,7 @@ static int rb_cur_fill(struct rb_cpu *cb, struct rb_cursor *cur)
 {
 	struct rb_subbuf *sb = rb_slot_of(cb, cur->seq);
 	u64 commit = local64_read(&cb->commit);
-	unsigned long cseq = rb_pseq(cb, commit);
+	u64 cseq = rb_pseq(cb, commit);
 	unsigned int avail;
 	bool done;
 
@@ -1243,7 +1299,7 @@ static unsigned long rb_overrun(struct rb_cpu *cb)
  * Point the reader at sub-buffer @seq.  Events lost so far lie before it
  * and are reported with its first event.
  */
-static void rb_rd_move(struct rb_cpu *cb, unsigned long seq)
+static void rb_rd_move(struct rb_cpu *cb, u64 seq)
 {
 	cb->rd_cnt = 0;
 	rb_cur_start(&cb->rd, seq);
@@ -1253,7 +1309,7 @@ static void rb_rd_move(struct rb_cpu *cb, unsigned long seq)
 /* Catch up with a writer that pushed our sub-buffer out. */
 static void rb_rd_sync(struct rb_cpu *cb)
 {
-	unsigned long head = atomic_long_read(&cb->head);
+	u64 head = atomic64_read(&cb->head);
 
 	if (cb->rd.own || head == cb->rd.seq)
 		return;
@@ -1273,7 +1329,7 @@ static void rb_rd_take(struct rb_cpu *cb)
 	struct rb_subbuf *sb = rb_slot_of(cb, cb->rd.seq);
 	/* Racy when the writer pushes seq first; then total goes unused. */
 	unsigned long total = local_read(&sb->cum) - READ_ONCE(sb->retired);
-	long seq = cb->rd.seq;
+	s64 seq = cb->rd.seq;
 
 	/*
 	 * Pairs with the cmpxchg in rb_push() (or its acquire re-read of
@@ -1281,7 +1337,7 @@ static void rb_rd_take(struct rb_cpu *cb)
 	 * slot's counts were read before: once head
 	 * moves, the writer may start the next lap in it.
 	 */
-	if (atomic_long_try_cmpxchg(&cb->head, &seq, seq + 1)) {
+	if (atomic64_try_cmpxchg(&cb->head, &seq, seq + 1)) {
 		cb->rd.own = true;
 		cb->rd_total = total;
 	} else {
@@ -1355,16 +1411,14 @@ rb_read_one(struct trace_buffer *buffer, int cpu, u64 *ts,
 	struct rb_cpu *cb = rb_cpu_get(buffer, cpu);
 	struct ring_buffer_event *ev;
 	unsigned long flags;
+	bool locked;
 	u64 t = 0;
 
 	if (lost_events)
 		*lost_events = 0;
 	if (!cb)
 		return NULL;
-	if (!rb_lock(cb, &flags)) {
-		rb_unlock_failed(cb);
-		return NULL;
-	}
+	locked = rb_lock(cb, &flags);
 	ev = rb_rd_peek(buffer, cb, &t);
 	if (ev) {
 		if (lost_events)
@@ -1374,7 +1428,7 @@ rb_read_one(struct trace_buffer *buffer, int cpu, u64 *ts,
 		if (ts)
 			*ts = t;
 	}
-	rb_unlock(cb, flags);
+	rb_unlock(cb, flags, locked);
 	return ev;
 }
 
@@ -1387,7 +1441,8 @@ rb_read_one(struct trace_buffer *buffer, int cpu, u64 *ts,
  *
  * The event stays valid until the next read of this CPU's ring.
  *
- * Context: Any context; from NMI the reader lock is only tried.
+ * Context: Any context.  From NMI (a panic dump) with the reader lock
+ * busy it reads without the lock and switches the CPU's ring off for good.
  * Return: the event, or NULL if there is none (or @cpu is not valid).
  */
 struct ring_buffer_event *
@@ -1406,7 +1461,8 @@ EXPORT_SYMBOL_GPL(ring_buffer_peek);
  * @lost_events: where to store the events overwritten since the last
  *	report (may be NULL); reported once, then cleared
  *
- * Context: Any context; from NMI the reader lock is only tried.
+ * Context: Any context.  From NMI (a panic dump) with the reader lock
+ * busy it reads without the lock and switches the CPU's ring off for good.
  * Return: the event, valid until the next read of this ring, or NULL.
  */
 struct ring_buffer_event *
@@ -1726,19 +1782,16 @@ static int rb_iter_fill(struct ring_buffer_iter *iter)
 	unsigned long flags;
 	int ret = -EINVAL;
 
-	if (!rb_lock(cb, &flags)) {
-		rb_unlock_failed(cb);
-		return -EAGAIN;
-	}
+	raw_spin_lock_irqsave(&cb->reader_lock, flags);
 	if (cb->resets != iter->resets) {
 		/* Emptied since we looked: start over at the new head. */
 		iter->resets = cb->resets;
-		rb_cur_start(&iter->cur, atomic_long_read(&cb->head));
+		rb_cur_start(&iter->cur, atomic64_read(&cb->head));
 		ret = -EAGAIN;
 	} else if (cb->order == iter->order) {
 		ret = rb_cur_fill(cb, &iter->cur);
 	}
-	rb_unlock(cb, flags);
+	raw_spin_unlock_irqrestore(&cb->reader_lock, flags);
 	return ret;
 }
 
@@ -1822,7 +1875,7 @@ ring_buffer_iter_peek(struct ring_buffer_iter *iter, u64 *ts)
 	if (unlikely(READ_ONCE(cb->resets) != iter->resets)) {
 		/* The ring was emptied under us: so is the copy. */
 		iter->resets = READ_ONCE(cb->resets);
-		rb_cur_start(cur, atomic_long_read(&cb->head));
+		rb_cur_start(cur, atomic64_read(&cb->head));
 		iter->ev = NULL;
 	}
 	for (tries = 0; !iter->ev && tries < RB_READ_TRIES; tries++) {
@@ -1836,10 +1889,10 @@ ring_buffer_iter_peek(struct ring_buffer_iter *iter, u64 *ts)
 		}
 		/* After a reset rb_iter_fill() moves us, without a drop. */
 		if (READ_ONCE(cb->resets) == iter->resets &&
-		    rb_seq_before(cur->seq, atomic_long_read(&cb->head))) {
+		    rb_seq_before(cur->seq, atomic64_read(&cb->head))) {
 			/* The writer overwrote what we were about to show. */
 			iter->dropped = true;
-			rb_cur_start(cur, atomic_long_read(&cb->head));
+			rb_cur_start(cur, atomic64_read(&cb->head));
 		}
 		ret = rb_iter_fill(iter);
 		if (ret == -EINVAL)
@@ -1958,7 +2011,7 @@ static struct rb_subbuf *rb_alloc_ring(int cpu, unsigned long nr,
 }
 
 /* Slot @sb will next hold @seq: make it look like the lap before. */
-static void rb_slot_clear(struct rb_subbuf *sb, unsigned long seq,
+static void rb_slot_clear(struct rb_subbuf *sb, u64 seq,
 			  unsigned long nr)
 {
 	local_set(&sb->seq, seq - nr);
@@ -1968,11 +2021,12 @@ static void rb_slot_clear(struct rb_subbuf *sb, unsigned long seq,
 }
 
 /*
- * Empty ring starting at sub-buffer @base, counters at zero.  Numbers
+ * Empty ring starting at sub-buffer @base, counters at zero but dropped
+ * (held-off writers count into it meanwhile, see rb_reset_one()).  Numbers
  * never go back, so an iterator left behind sees the head pass it.
  * Writers held off, reader_lock held.
  */
-static void rb_cpu_clear(struct rb_cpu *cb, unsigned long base)
+static void rb_cpu_clear(struct rb_cpu *cb, u64 base)
 {
 	struct rb_subbuf *first = rb_slot_of(cb, base);
 	unsigned long i;
@@ -1990,8 +2044,7 @@ static void rb_cpu_clear(struct rb_cpu *cb, unsigned long base)
 	local_set(&cb->committed, 0);
 	local_set(&cb->overrun, 0);
 	local_set(&cb->commit_overrun, 0);
-	local_set(&cb->dropped, 0);
-	atomic_long_set(&cb->head, base);
+	atomic64_set(&cb->head, base);
 	WRITE_ONCE(cb->resets, cb->resets + 1);
 	rb_cur_start(&cb->rd, base);
 	cb->rd_cnt = 0;
@@ -2225,9 +2278,10 @@ static bool rb_any_iter(struct trace_buffer *buffer, int cpu_id)
 static unsigned long rb_rebuild(struct rb_cpu *cb, struct rb_subbuf *ring,
 				unsigned long nr, struct rb_data_page **spare)
 {
-	unsigned long last = rb_pseq(cb, local64_read(&cb->write));
-	unsigned long head = atomic_long_read(&cb->head);
-	unsigned long first = head, used = 0, s, i;
+	u64 last = rb_pseq(cb, local64_read(&cb->write));
+	u64 head = atomic64_read(&cb->head);
+	u64 first = head, s;
+	unsigned long used = 0, i;
 
 	if (last - head >= nr)
 		first = last - nr + 1;
@@ -2239,7 +2293,7 @@ static unsigned long rb_rebuild(struct rb_cpu *cb, struct rb_subbuf *ring,
 	for (s = first; s != last + 1; s++) {
 		struct rb_subbuf *old = rb_slot_of(cb, s);
 
-		ring[s % nr] = *old;
+		ring[rb_mod(s, nr)] = *old;
 		old->page = NULL;
 	}
 	for (i = 0; i < nr; i++) {
@@ -2247,13 +2301,13 @@ static unsigned long rb_rebuild(struct rb_cpu *cb, struct rb_subbuf *ring,
 			continue;
 		ring[i].page = spare[used++];
 		/* The next seq after last that lands in slot i. */
-		s = last + 1 + (i + nr - (last + 1) % nr) % nr;
+		s = last + 1 + (i + nr - rb_mod(last + 1, nr)) % nr;
 		rb_slot_clear(&ring[i], s, nr);
 	}
-	cb->tail = &ring[last % nr];
+	cb->tail = &ring[rb_mod(last, nr)];
 	cb->subbufs = ring;
 	cb->nr = nr;
-	atomic_long_set(&cb->head, first);
+	atomic64_set(&cb->head, first);
 	rb_rd_sync(cb);
 	return used;
 }
@@ -2375,6 +2429,11 @@ static void rb_reset_one(struct rb_cpu *cb)
 {
 	raw_spin_lock_irq(&cb->reader_lock);
 	rb_cpu_clear(cb, rb_pseq(cb, local64_read(&cb->write)) + 1);
+	/*
+	 * Writers refused by our hold still count here, from their CPU: an
+	 * atomic store, so that none of their increments straddles it.
+	 */
+	atomic_long_set(&cb->dropped, 0);
 	raw_spin_unlock_irq(&cb->reader_lock);
 }
 
@@ -2536,7 +2595,7 @@ static void rb_reorder_cpu(struct rb_cpu *cb, unsigned int order,
 	unsigned long nr = ro->nr;
 	struct rb_subbuf *old_ring;
 	struct rb_data_page *old_copy;
-	unsigned long keep[5];
+	unsigned long keep[4];
 	unsigned int old_order;
 	unsigned long old_nr;
 
@@ -2545,8 +2604,7 @@ static void rb_reorder_cpu(struct rb_cpu *cb, unsigned int order,
 	keep[0] = local_read(&cb->committed);
 	keep[1] = rb_overrun(cb);
 	keep[2] = cb->read;
-	keep[3] = local_read(&cb->dropped);
-	keep[4] = local_read(&cb->commit_overrun);
+	keep[3] = local_read(&cb->commit_overrun);
 	old_ring = cb->subbufs;
 	old_copy = cb->rd.copy;
 	old_order = cb->order;
@@ -2561,8 +2619,7 @@ static void rb_reorder_cpu(struct rb_cpu *cb, unsigned int order,
 	cb->read = keep[2];
 	cb->lost_seen = keep[1];
 	cb->lost_mark = keep[1];
-	local_set(&cb->dropped, keep[3]);
-	local_set(&cb->commit_overrun, keep[4]);
+	local_set(&cb->commit_overrun, keep[3]);
 	raw_spin_unlock_irq(&cb->reader_lock);
 	rb_release_writers(cb);
 	rb_free_ring(old_ring, old_nr, old_order);
@@ -2758,25 +2815,22 @@ EXPORT_SYMBOL_GPL(ring_buffer_record_enable_cpu);
  * @buffer: the buffer
  * @cpu: the CPU
  *
- * Context: Any context; from NMI it may answer "not empty" when the
- * reader lock is busy.
+ * Context: Any context; from NMI with the reader lock busy it reads without
+ * it and switches the CPU's ring off (see ring_buffer_consume()).
  * Return: true if a consuming read would find no event.
  */
 bool ring_buffer_empty_cpu(struct trace_buffer *buffer, int cpu)
 {
 	struct rb_cpu *cb = rb_cpu_get(buffer, cpu);
 	unsigned long flags;
-	bool empty;
+	bool empty, locked;
 	u64 ts;
 
 	if (!cb)
 		return true;
-	if (!rb_lock(cb, &flags)) {
-		rb_unlock_failed(cb);
-		return false;
-	}
+	locked = rb_lock(cb, &flags);
 	empty = !rb_rd_look(buffer, cb, &ts, false);
-	rb_unlock(cb, flags);
+	rb_unlock(cb, flags, locked);
 	return empty;
 }
 EXPORT_SYMBOL_GPL(ring_buffer_empty_cpu);
@@ -2811,15 +2865,13 @@ static void rb_settle(struct rb_cpu *cb)
 {
 	unsigned long flags;
 
-	if (READ_ONCE(cb->rd.own) ||
-	    atomic_long_read(&cb->head) == READ_ONCE(cb->rd.seq))
+	/* From NMI the lock's holder may be the context we interrupted. */
+	if (READ_ONCE(cb->rd.own) || in_nmi() ||
+	    atomic64_read(&cb->head) == READ_ONCE(cb->rd.seq))
 		return;
-	if (rb_lock(cb, &flags)) {
-		rb_rd_sync(cb);
-		rb_unlock(cb, flags);
-	} else {
-		rb_unlock_failed(cb);
-	}
+	raw_spin_lock_irqsave(&cb->reader_lock, flags);
+	rb_rd_sync(cb);
+	raw_spin_unlock_irqrestore(&cb->reader_lock, flags);
 }
 
 /**
@@ -2882,7 +2934,8 @@ EXPORT_SYMBOL_GPL(ring_buffer_commit_overrun_cpu);
 
 /**
  * ring_buffer_dropped_events_cpu - events refused because the ring was
- *	full in producer/consumer mode
+ *	full in producer/consumer mode, a control path held writers off,
+ *	or an NMI could not write safely
  * @buffer: the buffer
  * @cpu: the CPU
  *
@@ -2894,7 +2947,7 @@ unsigned long ring_buffer_dropped_events_cpu(struct trace_buffer *buffer,
 {
 	struct rb_cpu *cb = rb_cpu_get(buffer, cpu);
 
-	return cb ? local_read(&cb->dropped) : 0;
+	return cb ? atomic_long_read(&cb->dropped) : 0;
 }
 EXPORT_SYMBOL_GPL(ring_buffer_dropped_events_cpu);
 
@@ -2963,8 +3016,8 @@ EXPORT_SYMBOL_GPL(ring_buffer_overruns);
 unsigned long ring_buffer_bytes_cpu(struct trace_buffer *buffer, int cpu)
 {
 	struct rb_cpu *cb = rb_cpu_get(buffer, cpu);
-	unsigned long flags, bytes = 0, s, last;
-	u64 commit;
+	unsigned long flags, bytes = 0;
+	u64 commit, s, last;
 
 	if (!cb)
 		return 0;
@@ -2991,23 +3044,40 @@ EXPORT_SYMBOL_GPL(ring_buffer_bytes_cpu);
  * @cpu: the CPU
  *
  * Context: Any context but NMI.
- * Return: the time stamp in the header of the sub-buffer the reader is on,
- * or 0 for a bad CPU.
+ * Return: the time stamp in the header of the oldest sub-buffer still in
+ * the ring (the reader's while the writer is on it), or 0 for a bad CPU.
  */
 u64 ring_buffer_oldest_event_ts(struct trace_buffer *buffer, int cpu)
 {
 	struct rb_cpu *cb = rb_cpu_get(buffer, cpu);
+	struct rb_subbuf *sb;
 	unsigned long flags;
-	u64 ts;
+	u64 ts = 0, s, head;
+	int tries;
 
 	if (!cb)
 		return 0;
 	raw_spin_lock_irqsave(&cb->reader_lock, flags);
-	rb_rd_sync(cb);
-	if (cb->rd.len)
-		ts = cb->rd.copy->time_stamp;
-	else
-		ts = READ_ONCE(rb_slot_of(cb, cb->rd.seq)->page->time_stamp);
+	for (tries = 0; tries < RB_READ_TRIES; tries++) {
+		rb_rd_sync(cb);
+		s = cb->rd.seq;
+		/*
+		 * A sub-buffer the reader has begun is out of the ring, as
+		 * 6.12's reader page is, unless the writer is still on it.
+		 */
+		if ((cb->rd.own || cb->rd.len) &&
+		    rb_pseq(cb, local64_read(&cb->write)) != s)
+			s++;
+		head = atomic64_read(&cb->head);
+		if (rb_seq_before(s, head))
+			s = head;
+		sb = rb_slot_of(cb, s);
+		ts = READ_ONCE(sb->page->time_stamp);
+		/* Pairs with the smp_wmb() in rb_mark(): not a later lap's. */
+		smp_rmb();
+		if (local_read(&sb->seq) == (long)s)
+			break;
+	}
 	raw_spin_unlock_irqrestore(&cb->reader_lock, flags);
 	return ts;
 }
@@ -3031,7 +3101,7 @@ size_t ring_buffer_nr_dirty_pages(struct trace_buffer *buffer, int cpu)
 	if (!cb)
 		return 0;
 	n = rb_pseq(cb, local64_read(&cb->commit)) -
-	    atomic_long_read(&cb->head);
+	    atomic64_read(&cb->head);
 	return n > 0 ? n : 0;
 }
 EXPORT_SYMBOL_GPL(ring_buffer_nr_dirty_pages);

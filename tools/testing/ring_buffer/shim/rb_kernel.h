@@ -40,7 +40,18 @@
 #define IS_ENABLED(opt) __rb_enabled_##opt
 /* Every config symbol tested with IS_ENABLED() must be listed here. */
 #define __rb_enabled_CONFIG_MITIGATION_RETPOLINE 0
+/*
+ * RB_CFG_WEAK builds the file as for a 64-bit arch that must align 64-bit
+ * loads and whose 64-bit atomics are lib/atomic64.c's (not NMI-safe).
+ */
+#ifdef RB_CFG_WEAK
+#define CONFIG_HAVE_64BIT_ALIGNED_ACCESS 1
+#define __rb_enabled_CONFIG_GENERIC_ATOMIC64 1
+#define __rb_enabled_CONFIG_HAVE_64BIT_ALIGNED_ACCESS 1
+#else
 #define __rb_enabled_CONFIG_GENERIC_ATOMIC64 0
+#define __rb_enabled_CONFIG_HAVE_64BIT_ALIGNED_ACCESS 0
+#endif
 #define __rb_enabled_CONFIG_ARCH_HAVE_NMI_SAFE_CMPXCHG 1
 #define __rb_enabled_CONFIG_RING_BUFFER_ALLOW_SWAP 1
 #define __rb_enabled_CONFIG_MMU 0
@@ -208,6 +219,7 @@ void AnnotateIgnoreReadsEnd(const char *file, int line);
 #define do_div(n, base) ({ u32 __rem = (u64)(n) % (base); (n) = (u64)(n) / (base); __rem; })
 #define div64_u64(a, b) ((a) / (b))
 #define div_u64(a, b) ((a) / (b))
+static inline u64 div_u64_rem(u64 a, u32 b, u32 *rem) { *rem = a % b; return a / b; }
 
 /* ------------------------------------------------------------------ */
 /* errors                                                             */
