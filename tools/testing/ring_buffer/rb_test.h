@@ -65,6 +65,11 @@ struct t_pevent {
 int t_parse_page(const void *page, size_t size, struct t_pevent *ev, int max,
 		 int *missed);
 
+/* white-box hooks (rb_wrap.c) */
+raw_spinlock_t *t_reader_lock(struct trace_buffer *b, int cpu);
+void *t_dropped_counter(struct trace_buffer *b, int cpu);
+void t_seq_start(struct trace_buffer *b, int cpu, u64 base);
+
 /* model sequence engine (t_model.c), also driven by the fuzzer */
 int rb_model_run(const u8 *data, size_t len, int verbose);
 

@@ -7,3 +7,39 @@
 #include "rb_kernel.h"
 
 #include RB_SRC
+
+/*
+ * White-box hooks for the tests: state of the file under test that the
+ * API does not reach.  With the stock file they name its equivalent, or
+ * do nothing where it has none.
+ */
+raw_spinlock_t *t_reader_lock(struct trace_buffer *b, int cpu)
+{
+#ifdef RB_STOCK
+	return &b->buffers[cpu]->reader_lock;
+#else
+	return &per_cpu_ptr(b->slots, cpu)->cb->reader_lock;
+#endif
+}
+
+/* The counter behind ring_buffer_dropped_events_cpu(). */
+void *t_dropped_counter(struct trace_buffer *b, int cpu)
+{
+#ifdef RB_STOCK
+	return &b->buffers[cpu]->dropped_events;
+#else
+	return &per_cpu_ptr(b->slots, cpu)->cb->dropped;
+#endif
+}
+
+/* Empty @cpu's ring and number its sub-buffers from @base on (ours). */
+void t_seq_start(struct trace_buffer *b, int cpu, u64 base)
+{
+#ifndef RB_STOCK
+	struct rb_cpu *cb = per_cpu_ptr(b->slots, cpu)->cb;
+
+	raw_spin_lock_irq(&cb->reader_lock);
+	rb_cpu_clear(cb, base);
+	raw_spin_unlock_irq(&cb->reader_lock);
+#endif
+}

@@ -87,9 +87,23 @@ static void t_watchdog(int sig)
 	_exit(2);
 }
 
+/* Is @name one of the comma-separated name prefixes in @skip? */
+static int t_skipped(const char *skip, const char *name)
+{
+	size_t n;
+
+	while (skip && *skip) {
+		n = strcspn(skip, ",");
+		if (n && !strncmp(name, skip, n))
+			return 1;
+		skip += n + !!skip[n];
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	const char *corpus = NULL, *only = NULL;
+	const char *corpus = NULL, *only = NULL, *skip = NULL;
 	int passed = 0, failed = 0, nr = 0, total;
 	int nr_corpus = 0, corpus_bad;
 
@@ -106,6 +120,8 @@ int main(int argc, char **argv)
 			rb_opt_stress_events = strtoul(argv[++i], NULL, 0);
 		else if (!strcmp(argv[i], "--only") && i + 1 < argc)
 			only = argv[++i];
+		else if (!strcmp(argv[i], "--skip") && i + 1 < argc)
+			skip = argv[++i];
 	}
 	signal(SIGALRM, t_watchdog);
 	alarm(rb_opt_tsan ? 1200 : 600);
@@ -117,7 +133,8 @@ int main(int argc, char **argv)
 #define RUN_GROUP(arr, n)						\
 	for (int i = 0; i < (n); i++) {					\
 		nr++;							\
-		if (only && !strstr((arr)[i].name, only)) {		\
+		if ((only && !strstr((arr)[i].name, only)) ||		\
+		    t_skipped(skip, (arr)[i].name)) {			\
 			printf("ok %d %s # SKIP not selected\n", nr, (arr)[i].name); \
 			continue;					\
 		}							\

@@ -4,9 +4,23 @@
  * contract (see the project notes).  Single simulated CPU thread unless
  * stated; interrupt context is entered by hand where nesting is needed.
  */
+#include <semaphore.h>
+
 #include "rb_test.h"
 
 #define PAGE_DATA (PAGE_SIZE - 16)
+
+/*
+ * RB_CFG_WEAK builds as for an arch that must align 64-bit loads (payloads
+ * 8-byte aligned) and whose 64-bit atomics are not NMI-safe (NMIs refused).
+ */
+#ifdef RB_CFG_WEAK
+#define T_PAYLOAD_ALIGN 8
+#define T_NMI_REFUSED 1
+#else
+#define T_PAYLOAD_ALIGN 4
+#define T_NMI_REFUSED 0
+#endif
 
 static struct trace_buffer *t_alloc(unsigned long size, unsigned int flags)
 {
@@ -46,7 +60,8 @@ static int t_consume_check(struct trace_buffer *b, int cpu, unsigned int len,
 	e = ring_buffer_consume(b, cpu, &ts, &lost);
 	if (!e)
 		T_FAIL("no event (want seed %u)", seed);
-	if (ring_buffer_event_length(e) < len || ring_buffer_event_length(e) >= len + 8)
+	if (ring_buffer_event_length(e) < len ||
+	    ring_buffer_event_length(e) >= len + T_PAYLOAD_ALIGN + 4)
 		T_FAIL("length %u for a %u byte write", ring_buffer_event_length(e), len);
 	if (!t_check(ring_buffer_event_data(e), len, seed))
 		T_FAIL("payload of seed %u corrupted", seed);
@@ -311,7 +326,7 @@ static int test_recursion_nesting(void)
 	T_EQ(ring_buffer_event_time_stamp(b, deep), 12);
 	t_fill(ring_buffer_event_data(deep), 8, 4);
 	t_enter(NMI_OFFSET + HARDIRQ_OFFSET);
-	T_EQ(t_write(b, 8, 5), 0);
+	T_EQ(t_write(b, 8, 5), T_NMI_REFUSED ? -EBUSY : 0);
 	t_leave(NMI_OFFSET + HARDIRQ_OFFSET);
 	T_EQ(ring_buffer_unlock_commit(b), 0);
 	t_leave(HARDIRQ_OFFSET);
@@ -323,7 +338,7 @@ static int test_recursion_nesting(void)
 	T_EQ(preempt_count(), 0);
 
 	/* reserve order is buffer order */
-	for (u32 seed = 1; seed <= 5; seed++) {
+	for (u32 seed = 1; seed <= 5 - T_NMI_REFUSED; seed++) {
 		struct ring_buffer_event *e = ring_buffer_consume(b, 0, &ts, NULL);
 
 		T_ASSERT(e);
@@ -1263,6 +1278,299 @@ static int test_sim_rcu_warn(void)
 	return 0;
 }
 
+
+/*
+ * ftrace_dump() from an NMI that interrupted this CPU's trace_pipe reader:
+ * the reader lock is held by the context under the NMI.  The dump loop
+ * (empty? consume) must drain the ring and end; the CPU's ring is then off.
+ */
+static int test_nmi_dump_reader_locked(void)
+{
+	struct trace_buffer *b = t_alloc(8 * PAGE_SIZE, RB_FL_OVERWRITE);
+	raw_spinlock_t *lock;
+	unsigned long flags;
+	int turns = 0, got = 0;
+	u64 ts;
+
+	T_ASSERT(b);
+	for (int i = 0; i < 3; i++) {
+		t_clock_set(500 + i);
+		T_EQ(t_write(b, 16, i), 0);
+	}
+	lock = t_reader_lock(b, 0);
+	raw_spin_lock_irqsave(lock, flags);
+	t_enter(NMI_OFFSET + HARDIRQ_OFFSET);
+	while (!ring_buffer_empty_cpu(b, 0) && turns < 1000) {
+		turns++;
+		if (ring_buffer_consume(b, 0, &ts, NULL) && ts == 500 + (u64)got)
+			got++;
+	}
+	t_leave(NMI_OFFSET + HARDIRQ_OFFSET);
+	raw_spin_unlock_irqrestore(lock, flags);
+	T_EQ(got, 3);
+	T_ASSERT(turns <= 4);
+	/* the dump is the last read of that CPU: its ring is off */
+	T_EQ(t_write(b, 16, 9), -EBUSY);
+	sim_bind(1);
+	T_EQ(t_write(b, 16, 9), 0);
+	sim_bind(0);
+	ring_buffer_free(b);
+	return 0;
+}
+
+/*
+ * Payload alignment: 4 bytes everywhere; 8 where the arch must align 64-bit
+ * loads (RB_CFG_WEAK builds as for such an arch).  Checked on reserve, on
+ * consume and in the pages read_page hands out.
+ */
+static int test_payload_alignment(void)
+{
+	struct trace_buffer *b = t_alloc(64 * PAGE_SIZE, RB_FL_OVERWRITE);
+	struct buffer_data_read_page *rp = NULL;
+	struct ring_buffer_event *e;
+	struct t_pevent ev[512];
+	int n = 0, cnt;
+
+	T_ASSERT(b);
+	for (unsigned int len = 1; len <= 300; len++) {
+		t_clock_set(1000 + len);
+		e = ring_buffer_lock_reserve(b, len);
+		T_ASSERT(e);
+		T_EQ((unsigned long)ring_buffer_event_data(e) % T_PAYLOAD_ALIGN, 0);
+		t_fill(ring_buffer_event_data(e), len, len);
+		if (len % 7 == 3) {
+			ring_buffer_discard_commit(b, e);
+			continue;
+		}
+		ring_buffer_unlock_commit(b);
+		T_EQ(t_write(b, len, len), 0);
+	}
+	for (int i = 0; i < 40; i++) {
+		e = ring_buffer_consume(b, 0, NULL, NULL);
+		T_ASSERT(e);
+		T_EQ((unsigned long)ring_buffer_event_data(e) % T_PAYLOAD_ALIGN, 0);
+	}
+	T_EQ(ring_buffer_alloc_read_page(b, 0, &rp), 0);
+	while (ring_buffer_read_page(b, rp, PAGE_SIZE, 0, 0) >= 0) {
+		cnt = t_parse_page(ring_buffer_read_page_data(rp), PAGE_SIZE, ev, 512, NULL);
+		T_ASSERT(cnt > 0);
+		for (int i = 0; i < cnt; i++)
+			T_EQ((unsigned long)ev[i].data % T_PAYLOAD_ALIGN, 0);
+		n += cnt;
+	}
+	T_ASSERT(n > 200);
+	ring_buffer_free_read_page(b, 0, rp);
+	ring_buffer_free(b);
+	return 0;
+}
+
+/*
+ * Where 64-bit cmpxchg is lib/atomic64.c's (RB_CFG_WEAK), an NMI writer
+ * could spin on the lock of the writer it interrupted: it is refused, and
+ * counted as dropped (6.12 counts nothing).  Elsewhere NMIs write.
+ */
+static int test_nmi_write_atomic64(void)
+{
+	struct trace_buffer *b = t_alloc(8 * PAGE_SIZE, RB_FL_OVERWRITE);
+	struct ring_buffer_event *e;
+	int refused = T_NMI_REFUSED;
+
+	T_ASSERT(b);
+	T_EQ(t_write(b, 8, 1), 0);
+	t_enter(NMI_OFFSET + HARDIRQ_OFFSET);
+	e = ring_buffer_lock_reserve(b, 8);
+	T_EQ(!e, refused);
+	if (e)
+		ring_buffer_unlock_commit(b);
+	T_EQ(t_write(b, 8, 2), refused ? -EBUSY : 0);
+	t_leave(NMI_OFFSET + HARDIRQ_OFFSET);
+	T_EQ(t_write(b, 8, 3), 0);
+	T_EQ(ring_buffer_entries_cpu(b, 0), 4 - 2 * refused);
+#ifdef RB_STOCK
+	T_EQ(ring_buffer_dropped_events_cpu(b, 0), 0);
+#else
+	T_EQ(ring_buffer_dropped_events_cpu(b, 0), 2 * refused);
+#endif
+	ring_buffer_free(b);
+	return 0;
+}
+
+/*
+ * Sub-buffer numbers that cross 2^32 (a 32-bit unsigned long wraps there):
+ * three sub-buffers, so seq % nr is not continuous across a 32-bit wrap.
+ * Writes, reads, a resize and a reset on both sides; every event accounted
+ * for and read back in order.
+ */
+static int t_wrap_round(struct trace_buffer *b, u32 *seed, u32 *next,
+			unsigned long *lost_sum, int writes, int reads)
+{
+	struct ring_buffer_event *e;
+	unsigned long lost;
+
+	for (int i = 0; i < writes; i++) {
+		t_clock_set(t_clock_now + 3);
+		T_EQ(t_write(b, 100, (*seed)++), 0);
+	}
+	for (int i = 0; i < reads; i++) {
+		e = ring_buffer_consume(b, 0, NULL, &lost);
+		if (!e)
+			break;
+		*lost_sum += lost;
+		*next += lost;
+		if (!t_check(ring_buffer_event_data(e), 100, *next))
+			T_FAIL("event %u out of order or corrupt", *next);
+		(*next)++;
+	}
+	return 0;
+}
+
+static int test_seq_wrap(void)
+{
+	struct trace_buffer *b = t_alloc(3 * PAGE_DATA, RB_FL_OVERWRITE);
+	unsigned long lost = 0;
+	u32 seed = 0, next = 0;
+
+	T_ASSERT(b);
+	t_seq_start(b, 0, (u64)U32_MAX - 4);
+	for (int round = 0; round < 12; round++) {
+		if (t_wrap_round(b, &seed, &next, &lost, 60, round & 1 ? 40 : 10))
+			return 1;
+		T_EQ(ring_buffer_entries_cpu(b, 0) + ring_buffer_read_events_cpu(b, 0) +
+		     ring_buffer_overrun_cpu(b, 0), seed);
+		T_EQ(ring_buffer_overrun_cpu(b, 0), lost + (seed - next) -
+		     ring_buffer_entries_cpu(b, 0));
+	}
+	T_ASSERT(lost > 0);
+	T_EQ(ring_buffer_resize(b, 5 * PAGE_DATA, 0), 0);
+	for (int round = 0; round < 12; round++)
+		if (t_wrap_round(b, &seed, &next, &lost, 41, 60))
+			return 1;
+	ring_buffer_reset_cpu(b, 0);
+	T_ASSERT(ring_buffer_empty_cpu(b, 0));
+	next = seed;
+	for (int round = 0; round < 12; round++)
+		if (t_wrap_round(b, &seed, &next, &lost, 30, 100))
+			return 1;
+	T_EQ(ring_buffer_entries_cpu(b, 0), 0);
+	T_EQ(sim_warnings(), 0);
+	ring_buffer_free(b);
+	return 0;
+}
+
+/*
+ * The oldest event time stamp is the oldest sub-buffer still in the ring's
+ * (the reader's while the writer is on it), whatever read_page exchanged.
+ */
+static int test_oldest_ts(void)
+{
+	struct trace_buffer *b = t_alloc(6 * PAGE_DATA, RB_FL_OVERWRITE);
+	struct buffer_data_read_page *rp = NULL;
+	struct t_pevent ev[64];
+	int k;
+
+	T_ASSERT(b);
+	for (int i = 0; i < 3; i++) {
+		t_clock_set(1000 + 8 * i);
+		T_EQ(t_write(b, 200, i), 0);
+	}
+	T_EQ(ring_buffer_oldest_event_ts(b, 0), 1000);
+	T_ASSERT(ring_buffer_consume(b, 0, NULL, NULL));
+	/* the writer is still on the reader's sub-buffer */
+	T_EQ(ring_buffer_oldest_event_ts(b, 0), 1000);
+	ring_buffer_free(b);
+
+	b = t_alloc(6 * PAGE_DATA, RB_FL_OVERWRITE);
+	T_ASSERT(b);
+	for (int i = 0; i < 60; i++) {
+		t_clock_set(1000 + 8 * i);
+		T_EQ(t_write(b, 200, i), 0);
+	}
+	/* a whole sub-buffer goes to a read_page caller whose page says 42 */
+	T_EQ(ring_buffer_alloc_read_page(b, 0, &rp), 0);
+	*(u64 *)ring_buffer_read_page_data(rp) = 42;
+	T_EQ(ring_buffer_read_page(b, rp, PAGE_SIZE, 0, 1), 0);
+	k = t_parse_page(ring_buffer_read_page_data(rp), PAGE_SIZE, ev, 64, NULL);
+	T_ASSERT(k > 2 && k < 30);
+	T_EQ(ev[0].ts, 1000);
+	/* events 0 .. k-1 were in it (k per sub-buffer: all are alike) */
+	T_EQ(ring_buffer_oldest_event_ts(b, 0), 1000 + 8 * k);
+	/* a reader that has begun a sub-buffer the writer left holds it */
+	T_ASSERT(ring_buffer_consume(b, 0, NULL, NULL));
+	T_EQ(ring_buffer_oldest_event_ts(b, 0), 1000 + 8 * 2 * k);
+	ring_buffer_free_read_page(b, 0, rp);
+	ring_buffer_free(b);
+	return 0;
+}
+
+/*
+ * A writer held off by a reset counts the refused event from its CPU while
+ * the reset zeroes the counter from another.  Here the writer's increment
+ * is split around the reset's store (sim_local_split_*), as a remote store
+ * can land inside a CPU-local increment: the reset's zero must survive.
+ */
+static struct {
+	struct trace_buffer *b;
+	struct sim_thread th;
+	sem_t paused, go;
+	int started;
+} t_dr;
+
+static void t_dr_split(void)
+{
+	sem_post(&t_dr.paused);
+	sem_wait(&t_dr.go);
+}
+
+static void *t_dr_writer(void *arg)
+{
+	sim_local_split_at = t_dropped_counter(t_dr.b, 1);
+	sim_local_split_fn = t_dr_split;
+	t_write(t_dr.b, 8, 7);
+	sim_local_split_at = NULL;
+	sem_post(&t_dr.paused);
+	return NULL;
+}
+
+/* Inside the reset, after its grace period: a held-off write begins. */
+static void t_dr_after_gp(void)
+{
+	t_dr.started = 1;
+	sim_thread_start(&t_dr.th, 1, t_dr_writer, NULL);
+	sem_wait(&t_dr.paused);
+}
+
+static int test_dropped_vs_reset(void)
+{
+	struct trace_buffer *b = t_alloc(2 * PAGE_DATA, 0);
+	int fails = 0;
+
+	T_ASSERT(b);
+	t_dr.b = b;
+	sem_init(&t_dr.paused, 0, 0);
+	sem_init(&t_dr.go, 0, 0);
+	/* producer/consumer mode: fill CPU 1 and have 50 events dropped */
+	sim_bind(1);
+	for (int i = 0; i < 1000 && fails < 50; i++)
+		fails += t_write(b, 64, i) != 0;
+	sim_bind(0);
+	T_EQ(fails, 50);
+	T_EQ(ring_buffer_dropped_events_cpu(b, 1), 50);
+	sim_after_gp_fn = t_dr_after_gp;
+	ring_buffer_reset_cpu(b, 1);
+	sim_after_gp_fn = NULL;
+	sem_post(&t_dr.go);
+	if (!t_dr.started)
+		T_FAIL("the reset waited for no grace period");
+	sim_thread_join(&t_dr.th);
+	t_dr.started = 0;
+	T_ASSERT(ring_buffer_dropped_events_cpu(b, 1) <= 1);
+	T_ASSERT(ring_buffer_empty_cpu(b, 1));
+	sem_destroy(&t_dr.paused);
+	sem_destroy(&t_dr.go);
+	ring_buffer_free(b);
+	return 0;
+}
+
 const struct rb_case rb_unit_cases[] = {
 	/* first: it forks per instruction, which gets slower as the heap grows */
 	{ "unit_irq_at_each_instruction", test_irq_at_each_instruction },
@@ -1293,5 +1601,11 @@ const struct rb_case rb_unit_cases[] = {
 	{ "unit_wait_wake_poll", test_wait_wake },
 	{ "unit_consume_irqs_off_and_nmi", test_consume_contexts },
 	{ "unit_last_boot_delta_null", test_boot_delta_null },
+	{ "unit_nmi_dump_reader_locked", test_nmi_dump_reader_locked },
+	{ "unit_payload_alignment", test_payload_alignment },
+	{ "unit_nmi_write_atomic64", test_nmi_write_atomic64 },
+	{ "unit_seq_wrap", test_seq_wrap },
+	{ "unit_oldest_ts", test_oldest_ts },
+	{ "unit_dropped_vs_reset", test_dropped_vs_reset },
 };
 const int rb_nr_unit_cases = ARRAY_SIZE(rb_unit_cases);

@@ -563,13 +563,35 @@ __RB_ATOMIC_OPS(atomic64, atomic64_t, s64)
  */
 typedef struct { long counter; } local_t;
 typedef struct { s64 counter; } local64_t;
+/*
+ * Test hook: an add to the counter at sim_local_split_at, from the thread
+ * that set it, is a load, a call of sim_local_split_fn(), then a store -
+ * what a remote store landing inside a CPU-local increment sees.
+ */
+#ifdef RB_BENCH
+#define RB_LOCAL_SPLIT(l) 0
+#define sim_local_split_fn() do { } while (0)
+#else
+extern __thread void *sim_local_split_at;
+extern __thread void (*sim_local_split_fn)(void);
+#define RB_LOCAL_SPLIT(l) __builtin_expect(sim_local_split_at == (void *)(l), 0)
+#endif
 #define LOCAL_INIT(i) { (i) }
 #define __RB_LOCAL_OPS(pfx, T, V)							\
 static inline V pfx##_read(const T *l) { return __atomic_load_n(&l->counter, RB_ORD_LOAD); } \
 static inline void pfx##_set(T *l, V i) { __atomic_store_n(&l->counter, i, RB_ORD_STORE); } \
-static inline void pfx##_add(V i, T *l) { __atomic_fetch_add(&l->counter, i, RB_ORD_RMW); } \
+static inline void pfx##_add(V i, T *l)							\
+{											\
+	if (RB_LOCAL_SPLIT(l)) {							\
+		V __v = pfx##_read(l);							\
+		sim_local_split_fn();							\
+		pfx##_set(l, __v + i);							\
+		return;									\
+	}										\
+	__atomic_fetch_add(&l->counter, i, RB_ORD_RMW);					\
+}											\
 static inline void pfx##_sub(V i, T *l) { __atomic_fetch_sub(&l->counter, i, RB_ORD_RMW); } \
-static inline void pfx##_inc(T *l) { __atomic_fetch_add(&l->counter, 1, RB_ORD_RMW); } \
+static inline void pfx##_inc(T *l) { pfx##_add(1, l); } \
 static inline void pfx##_dec(T *l) { __atomic_fetch_sub(&l->counter, 1, RB_ORD_RMW); } \
 static inline V pfx##_add_return(V i, T *l) { return __atomic_add_fetch(&l->counter, i, RB_ORD_RMW); } \
 static inline V pfx##_sub_return(V i, T *l) { return __atomic_sub_fetch(&l->counter, i, RB_ORD_RMW); } \

@@ -206,6 +206,10 @@ static void sim_run_on(int cpu, void (*fn)(void *), void *arg)
 	sim_ctx.cpu = saved;
 }
 
+__thread void *sim_local_split_at;
+__thread void (*sim_local_split_fn)(void);
+void (*sim_after_gp_fn)(void);
+
 void synchronize_rcu(void)
 {
 	int tid = sim_tid();
@@ -224,6 +228,13 @@ void synchronize_rcu(void)
 		while (__atomic_load_n(&c->owner, __ATOMIC_SEQ_CST) == o &&
 		       __atomic_load_n(&c->gen, __ATOMIC_SEQ_CST) == g)
 			sched_yield();
+	}
+	/* A test's step that must land right after a grace period. */
+	if (sim_after_gp_fn) {
+		void (*fn)(void) = sim_after_gp_fn;
+
+		sim_after_gp_fn = NULL;
+		fn();
 	}
 }
 

@@ -57,6 +57,8 @@ int sim_step_end(void);
 long sim_step_results(long *first_bad, int *status, long *tolerated);
 /* exclusive CPUs: atomic sections of threads on one simulated CPU do not overlap */
 void sim_set_exclusive(int on);
+/* Called once (then cleared) at the end of the next synchronize_rcu(). */
+extern void (*sim_after_gp_fn)(void);
 void sim_quiet(int on);
 
 #endif /* RB_SIM_H */
