@@ -123,6 +123,14 @@
 #define RB_NEST_LEVELS		8
 /* Open ring_buffer_lock_reserve() calls per CPU and buffer. */
 #define RB_WRITERS_MAX		16
+/*
+ * Where a 64-bit cmpxchg (cb->write) or any cmpxchg may take a lock
+ * (lib/atomic64.c, or no NMI-safe cmpxchg at all), an NMI that interrupted
+ * this CPU inside one could spin on that lock forever: NMI writers are
+ * refused there, as 6.12 does, and NMI readers too.
+ */
+#define RB_NMI_UNSAFE		(IS_ENABLED(CONFIG_GENERIC_ATOMIC64) || \
+				 !IS_ENABLED(CONFIG_ARCH_HAVE_NMI_SAFE_CMPXCHG))
 /* A stamp position no claim can match: forces an absolute stamp. */
 #define RB_POS_NONE		(~0ULL)
 /* Bound on how often a reader chases a writer that keeps lapping it. */
@@ -258,11 +266,16 @@ struct trace_buffer {
 	u8			all_armed;	/* armed flag of waiter */
 };
 
+static bool rb_seq_before(u64 a, u64 b)
+{
+	return (s64)(a - b) < 0;
+}
+
 /*
- * Compares the low bits only, so that a slot's (long) copy of a number
- * compares with the full 64-bit one; numbers compared are never 2^31 apart.
+ * A slot keeps only the low bits of its number (a local_t): compare in
+ * those bits; a slot is never 2^31 sub-buffers behind the writer.
  */
-static bool rb_seq_before(unsigned long a, unsigned long b)
+static bool rb_slot_before(unsigned long a, unsigned long b)
 {
 	return (long)(a - b) < 0;
 }
@@ -352,7 +365,7 @@ rb_set_data_header(struct ring_buffer_event *ev, unsigned int size, u32 delta)
 /* The event around a payload of @len bytes (see rb_data_size()). */
 static struct ring_buffer_event *rb_event_of(void *payload, unsigned long len)
 {
-	return payload - (len > RB_SMALL_MAX ? RB_META_LEN : RB_EV_HDR);
+	return payload - (max(len, 1UL) > RB_SMALL_MAX ? RB_META_LEN : RB_EV_HDR);
 }
 
 static void rb_set_meta(struct ring_buffer_event *ev, unsigned int type,
@@ -403,7 +416,8 @@ static struct ring_buffer_event *rb_skip_meta(struct ring_buffer_event *ev)
  * @event: the event, as returned by a reserve or a read
  *
  * The length may be up to three bytes larger than what was reserved, as
- * payloads are padded to four bytes.
+ * payloads are padded to four bytes (seven and eight bytes where 64-bit
+ * loads must be aligned).
  *
  * Context: Any context.
  * Return: the payload length in bytes; for padding and time events the
@@ -460,6 +474,8 @@ static void rb_update_max_len(struct trace_buffer *buffer)
 {
 	unsigned long cap = (PAGE_SIZE << buffer->order) - RB_HDR_BYTES;
 
+	/* 8-byte events keep 8-byte payloads only behind an 8-byte header. */
+	BUILD_BUG_ON(RB_ALIGN == 8 && RB_HDR_BYTES % 8);
 	cap -= RB_EV_HDR + 4;
 	if (buffer->abs_ts)
 		cap -= RB_META_LEN;
@@ -475,6 +491,16 @@ static void rb_update_max_len(struct trace_buffer *buffer)
  * it interrupted may have left the cursor half moved.  Returns whether the
  * lock is held; for sparse it is taken either way.
  */
+/*
+ * Where 64-bit atomics take a hashed lock (RB_NMI_UNSAFE), reading commit
+ * or head from NMI could spin on a lock the interrupted context holds:
+ * there a panic dump finds every ring empty.
+ */
+static bool rb_nmi_no_read(void)
+{
+	return RB_NMI_UNSAFE && in_nmi();
+}
+
 static bool rb_lock(struct rb_cpu *cb, unsigned long *flags)
 	__acquires(&cb->reader_lock)
 {
@@ -531,7 +557,7 @@ static int rb_mark(struct rb_subbuf *sb, u64 seq)
 	 */
 	if (old == (long)seq)
 		return 0;
-	if (!rb_seq_before(old, seq))
+	if (!rb_slot_before(old, seq))
 		return -EAGAIN;
 	cum = local_read(&sb->cum);
 	if (!local_try_cmpxchg(&sb->seq, &old, seq))
@@ -805,15 +831,6 @@ static __always_inline bool rb_end_commit(struct rb_cpu *cb,
 		barrier();
 	}
 }
-
-/*
- * Where a 64-bit cmpxchg (cb->write) or any cmpxchg may take a lock
- * (lib/atomic64.c, or no NMI-safe cmpxchg at all), an NMI that interrupted
- * a writer of this CPU could spin on that lock forever: refuse NMI writers
- * there, as 6.12 does.
- */
-#define RB_NMI_UNSAFE	(IS_ENABLED(CONFIG_GENERIC_ATOMIC64) || \
-			 !IS_ENABLED(CONFIG_ARCH_HAVE_NMI_SAFE_CMPXCHG))
 
 /* Count the refusal where an atomic increment is safe in NMI. */
 static noinline void rb_nmi_refused(struct rb_cpu *cb)
@@ -1198,17 +1215,17 @@ static void rb_cur_start(struct rb_cursor *cur, u64 seq)
  * copy decides whether it is used, so the race is intended (data_race()).
  */
 static void rb_copy_out(struct rb_cursor *cur, struct rb_subbuf *sb,
-			unsigned int avail)
+			unsigned int have, unsigned int avail)
 {
 	struct rb_data_page *page = sb->page;
 
-	if (!cur->len) {
+	if (!have) {
 		/* Racy by design: validated by the seq check in rb_cur_fill(). */
 		cur->copy->time_stamp = data_race(page->time_stamp);
 	}
 	/* Racy by design: validated by the seq check in rb_cur_fill(). */
-	data_race(memcpy(&cur->copy->data[cur->len], &page->data[cur->len],
-			 avail - cur->len));
+	data_race(memcpy(&cur->copy->data[have], &page->data[have],
+			 avail - have));
 }
 
 /*
@@ -1220,7 +1237,8 @@ static int rb_cur_fill(struct rb_cpu *cb, struct rb_cursor *cur)
 	struct rb_subbuf *sb = rb_slot_of(cb, cur->seq);
 	u64 commit = local64_read(&cb->commit);
 	u64 cseq = rb_pseq(cb, commit);
-	unsigned int avail;
+	/* Once: an NMI dump may run this beside a reader (see rb_lock()). */
+	unsigned int have = READ_ONCE(cur->len), avail;
 	bool done;
 
 	/* Pairs with the smp_wmb() in rb_end_commit(). */
@@ -1234,17 +1252,17 @@ static int rb_cur_fill(struct rb_cpu *cb, struct rb_cursor *cur)
 	} else {
 		return 0;
 	}
-	if (avail > cb->cap)
+	if (avail > cb->cap || have > cb->cap)
 		return -EAGAIN;
-	if (avail > cur->len)
-		rb_copy_out(cur, sb, avail);
+	if (avail > have)
+		rb_copy_out(cur, sb, have, avail);
 	/* Pairs with the smp_wmb() in rb_mark(). */
 	smp_rmb();
 	if (local_read(&sb->seq) != (long)cur->seq)
 		return -EAGAIN;
-	if (!cur->len && !cur->off && avail)
+	if (!have && !cur->off && avail)
 		cur->ts = cur->copy->time_stamp;
-	cur->len = max(cur->len, avail);
+	cur->len = max(have, avail);
 	cur->done = done;
 	return 0;
 }
@@ -1260,7 +1278,7 @@ rb_cur_event(struct trace_buffer *buffer, struct rb_cursor *cur, u64 *ts)
 		struct ring_buffer_event *ev = (void *)&cur->copy->data[cur->off];
 		unsigned int size = rb_ev_size(ev);
 
-		if (RB_WARN(buffer, !size || cur->off + size > cur->len)) {
+		if (RB_WARN(buffer, !size || size > cur->len - cur->off)) {
 			cur->off = cur->len;
 			return NULL;
 		}
@@ -1416,7 +1434,7 @@ rb_read_one(struct trace_buffer *buffer, int cpu, u64 *ts,
 
 	if (lost_events)
 		*lost_events = 0;
-	if (!cb)
+	if (!cb || rb_nmi_no_read())
 		return NULL;
 	locked = rb_lock(cb, &flags);
 	ev = rb_rd_peek(buffer, cb, &t);
@@ -1623,6 +1641,9 @@ static unsigned int rb_rd_span(struct trace_buffer *buffer, struct rb_cpu *cb,
 		rb_rd_consume(cb, ev, ts);
 		(*events)++;
 	}
+	/* Bounded even if an unlocked NMI dump moved the cursor meanwhile. */
+	if (rd->off < start || rd->off - start > room)
+		return 0;
 	return rd->off - start;
 }
 
@@ -2826,7 +2847,7 @@ bool ring_buffer_empty_cpu(struct trace_buffer *buffer, int cpu)
 	bool empty, locked;
 	u64 ts;
 
-	if (!cb)
+	if (!cb || rb_nmi_no_read())
 		return true;
 	locked = rb_lock(cb, &flags);
 	empty = !rb_rd_look(buffer, cb, &ts, false);
@@ -3052,7 +3073,7 @@ u64 ring_buffer_oldest_event_ts(struct trace_buffer *buffer, int cpu)
 	struct rb_cpu *cb = rb_cpu_get(buffer, cpu);
 	struct rb_subbuf *sb;
 	unsigned long flags;
-	u64 ts = 0, s, head;
+	u64 ts = 0, s, head, commit;
 	int tries;
 
 	if (!cb)
@@ -3061,12 +3082,16 @@ u64 ring_buffer_oldest_event_ts(struct trace_buffer *buffer, int cpu)
 	for (tries = 0; tries < RB_READ_TRIES; tries++) {
 		rb_rd_sync(cb);
 		s = cb->rd.seq;
+		commit = local64_read(&cb->commit);
+		/* Pairs with the smp_wmb() in rb_end_commit(): stamps first. */
+		smp_rmb();
 		/*
 		 * A sub-buffer the reader has begun is out of the ring, as
-		 * 6.12's reader page is, unless the writer is still on it.
+		 * 6.12's reader page is, once the next one has an event (its
+		 * stamp is written by then).
 		 */
 		if ((cb->rd.own || cb->rd.len) &&
-		    rb_pseq(cb, local64_read(&cb->write)) != s)
+		    rb_seq_before(s + 1, rb_pseq(cb, commit) + !!rb_poff(cb, commit)))
 			s++;
 		head = atomic64_read(&cb->head);
 		if (rb_seq_before(s, head))

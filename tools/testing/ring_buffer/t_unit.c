@@ -21,6 +21,12 @@
 #define T_PAYLOAD_ALIGN 4
 #define T_NMI_REFUSED 0
 #endif
+/* Ours does not read from NMI there either (6.12 does). */
+#if defined(RB_CFG_WEAK) && !defined(RB_STOCK)
+#define T_NMI_NO_READ 1
+#else
+#define T_NMI_NO_READ 0
+#endif
 
 static struct trace_buffer *t_alloc(unsigned long size, unsigned int flags)
 {
@@ -1096,9 +1102,16 @@ static int test_consume_contexts(void)
 	arch_spin_unlock(&lock);
 	local_irq_restore(flags);
 	t_enter(NMI_OFFSET + HARDIRQ_OFFSET);
-	if (t_consume_check(b, 0, 16, 1, 101, 0))
+	if (T_NMI_NO_READ) {
+		T_ASSERT(!ring_buffer_consume(b, 0, NULL, NULL));
+		T_ASSERT(ring_buffer_empty_cpu(b, 0));
+		t_leave(NMI_OFFSET + HARDIRQ_OFFSET);
+		T_ASSERT(ring_buffer_consume(b, 0, NULL, NULL));
+		t_enter(NMI_OFFSET + HARDIRQ_OFFSET);
+	} else if (t_consume_check(b, 0, 16, 1, 101, 0)) {
 		return 1;
-	T_ASSERT(ring_buffer_peek(b, 0, NULL, NULL));
+	}
+	T_EQ(!ring_buffer_peek(b, 0, NULL, NULL), T_NMI_NO_READ);
 	t_leave(NMI_OFFSET + HARDIRQ_OFFSET);
 	if (t_consume_check(b, 0, 16, 2, 102, 0))
 		return 1;
@@ -1307,6 +1320,13 @@ static int test_nmi_dump_reader_locked(void)
 	}
 	t_leave(NMI_OFFSET + HARDIRQ_OFFSET);
 	raw_spin_unlock_irqrestore(lock, flags);
+	if (T_NMI_NO_READ) {
+		/* 64-bit atomics may lock here: the dump sees nothing */
+		T_EQ(got, 0);
+		T_EQ(turns, 0);
+		ring_buffer_free(b);
+		return 0;
+	}
 	T_EQ(got, 3);
 	T_ASSERT(turns <= 4);
 	/* the dump is the last read of that CPU: its ring is off */
@@ -1332,11 +1352,14 @@ static int test_payload_alignment(void)
 	int n = 0, cnt;
 
 	T_ASSERT(b);
-	for (unsigned int len = 1; len <= 300; len++) {
+	for (unsigned int len = 0; len <= 300; len++) {
 		t_clock_set(1000 + len);
 		e = ring_buffer_lock_reserve(b, len);
 		T_ASSERT(e);
 		T_EQ((unsigned long)ring_buffer_event_data(e) % T_PAYLOAD_ALIGN, 0);
+		/* the event header goes with the payload (length 0 is 1) */
+		T_ASSERT(ring_buffer_event_length(e) >= (len ? len : 1));
+		T_ASSERT(ring_buffer_event_length(e) < len + T_PAYLOAD_ALIGN + 4);
 		t_fill(ring_buffer_event_data(e), len, len);
 		if (len % 7 == 3) {
 			ring_buffer_discard_commit(b, e);
