@@ -482,8 +482,18 @@ inline rb_move()
 /* rb_reserve_slow(): every case of a claim; force: nested writer */
 inline rb_reserve_slow(force)
 {
+	res = R_OK;
 	do
-	:: w = wpos;			/* rb_reserve_slow() L654 */
+	:: 
+#ifdef MUTANT_STALE_RETRY
+		/* retry with the position read before the failed claim */
+		if
+		:: res == R_AGAIN
+		:: else -> w = wpos
+		fi;
+#else
+		w = wpos;		/* rb_reserve_slow() L654 */
+#endif
 		st = stamp;		/* rb_reserve_slow() L662 */
 		sp = stamp_pos;		/* rb_reserve_slow() L663 */
 		atomic { clk++; ts = clk };	/* rb_reserve_slow() L664 rb_clock() */
@@ -956,10 +966,10 @@ inline rb_cur_event()
 		:: roff < rlen ->
 			assert(p_torn && copy_kind[roff] != K_NONE);	/* RB_WARN L1207 */
 			if
+			:: copy_kind[roff] == K_NONE -> roff = rlen	/* RB_WARN path L1208 */
 			:: copy_kind[roff] == K_PAD -> roff++
 			:: copy_kind[roff] == K_ABS -> ets = copy_tv[roff]; found = 1; break
 			:: copy_kind[roff] == K_DELTA -> ets = rts + copy_tv[roff]; found = 1; break
-			:: else -> assert(0)
 			fi
 		:: else -> break
 		od;
