@@ -349,13 +349,13 @@ inline rb_enter(key)
 	ok = 1;
 #if CONTROL
 	atomic {
-		in_cs++;		/* rb_enter() L857 preempt_disable_notrace() */
+		in_cs++;		/* rb_enter() L856 preempt_disable_notrace() */
 		if
 		:: recdis != 0 ->	/* rb_enter() L864 atomic_read_acquire(record_disabled) */
 			dropped++;	/* rb_enter() L867 */
 			gh_drop++;
 			ok = 0;
-			in_cs--		/* rb_enter() L880 preempt_enable_notrace() */
+			in_cs--		/* rb_enter() L881 preempt_enable_notrace() */
 		:: else
 		fi
 	};
@@ -371,7 +371,7 @@ inline rb_enter(key)
 		:: else ->
 			ok = 0
 #if CONTROL
-			; in_cs--	/* rb_enter() L880 */
+			; in_cs--	/* rb_enter() L881 */
 #endif
 		fi
 	:: else
@@ -405,11 +405,11 @@ inline rb_mark()
 {
 	old = sseq[sb];			/* rb_mark() L490 */
 	if
-	:: old == nseq			/* rb_mark() L499 marked by a nested writer */
-	:: old > nseq -> res = R_AGAIN	/* rb_mark() L501 */
+	:: old == nseq			/* rb_mark() L497 marked by a nested writer */
+	:: old > nseq -> res = R_AGAIN	/* rb_mark() L499 */
 	:: old < nseq ->
-		c = cum[sb];		/* rb_mark() L503 */
-		atomic {		/* rb_mark() L504 local_try_cmpxchg(sb->seq) */
+		c = cum[sb];		/* rb_mark() L501 */
+		atomic {		/* rb_mark() L502 local_try_cmpxchg(sb->seq) */
 			if
 			:: sseq[sb] == old -> sseq[sb] = nseq
 			:: else -> res = R_AGAIN
@@ -444,7 +444,7 @@ inline rb_move()
 		:: res == R_OK ->
 			h = head;	/* rb_make_room() L546 read_acquire(head) */
 			if
-			:: !(r < h) ->	/* rb_make_room() L547 */
+			:: !(r < h) ->	/* rb_make_room() L547-L548 */
 				if
 				:: !OVERWRITE ->
 					atomic { dropped++; gh_drop++ };	/* L549 */
@@ -568,7 +568,7 @@ inline rb_reserve()
 	fi;
 	if
 	:: res != R_OK ->
-		rb_reserve_slow(prev != TOP_NONE)	/* rb_reserve() L711/L730 */
+		rb_reserve_slow(prev != TOP_NONE)	/* rb_reserve() L714/L730 */
 	:: else
 	fi
 }
@@ -709,7 +709,7 @@ inline wr_event(key)
 			fi
 		:: else
 		fi;
-		rb_leave()		/* unlock_commit() L971 / discard_commit() L1003 / write() L1033 */
+		rb_leave()		/* lock_reserve() L927 / unlock_commit() L970 / discard_commit() L1003 / write() L1033 */
 	:: else
 	fi
 }
@@ -960,7 +960,7 @@ inline rb_cur_fill()
 /* rb_cur_event(): next data event of the copy, its stamp in ets */
 inline rb_cur_event()
 {
-	d_step {			/* rb_cur_event() L1201-L1226 */
+	d_step {			/* rb_cur_event() L1203-L1226 */
 		found = 0;
 		do
 		:: roff < rlen ->
@@ -981,7 +981,7 @@ inline rb_cur_event()
 inline rb_rd_take()
 {
 	sbr = SLOT(rseq);
-	total = cum[sbr] - retired[sbr];	/* rb_rd_take() L1276 */
+	total = cum[sbr] - retired[sbr];	/* rb_rd_take() L1275 */
 	seq = rseq;
 #ifdef MUTANT_NO_HEAD_CMPXCHG
 	h = head;			/* a plain check and store */
@@ -1014,8 +1014,8 @@ inline rb_rd_look()
 	do
 	:: tries < RD_TRIES ->
 		tries++;
-		rb_rd_sync();		/* rb_rd_look() L1303 */
-		rb_cur_event();		/* rb_rd_look() L1304 */
+		rb_rd_sync();		/* rb_rd_look() L1305 */
+		rb_cur_event();		/* rb_rd_look() L1306 */
 		if
 		:: found -> break
 		:: else
@@ -1054,7 +1054,7 @@ inline rd_accept(counted)
 		evst[evid] = ST_READ;
 		last_ts = ets;
 		gh_read++;
-		roff++;			/* rb_cur_pass() L1231-L1232 */
+		roff++;			/* rb_cur_pass() L1232-L1233 */
 		rts = ets;
 		if
 		:: counted ->		/* rb_rd_consume() L1338-L1339 */
@@ -1068,10 +1068,10 @@ inline rd_accept(counted)
 /* ring_buffer_consume(): rb_read_one(consume) */
 inline rd_consume()
 {
-	RB_LOCK();			/* rb_read_one() L1372 rb_lock() */
-	rb_rd_look();			/* rb_read_one() L1376 rb_rd_peek() */
+	RB_LOCK();			/* rb_read_one() L1364 rb_lock() */
+	rb_rd_look();			/* rb_read_one() L1368 rb_rd_peek() */
 	if
-	:: found -> rd_accept(1)	/* rb_read_one() L1381 rb_rd_consume() */
+	:: found -> rd_accept(1)	/* rb_read_one() L1373 rb_rd_consume() */
 	:: else
 	fi;
 	RB_UNLOCK()
@@ -1082,7 +1082,7 @@ inline rd_page()
 {
 	RB_LOCK();
 	tries = 0;
-	do				/* rb_rd_page() L1600-L1607 */
+	do				/* rb_rd_page() L1601-L1607 */
 	:: tries < RD_TRIES ->
 		tries++;
 		rb_rd_sync();
@@ -1209,7 +1209,7 @@ proctype Iter()
 				:: rseq < h -> rb_rd_move(h)	/* L1841-L1842 dropped */
 				:: else
 				fi;
-				rb_cur_fill();	/* rb_iter_fill() L1740 under reader_lock */
+				rb_cur_fill();	/* rb_iter_fill() L1739 under reader_lock */
 				if
 				:: fres		/* ring_buffer_iter_peek() L1847-L1850 */
 				:: else ->
