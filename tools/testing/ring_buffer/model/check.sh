@@ -28,7 +28,7 @@ LIVE_CFGS="GUARD WRAP PC"
 # Mutants: name, configuration that exposes it, what it breaks.
 MUTANTS="
 NO_SEQCHECK ITER reader_skips_the_seq_re-check_in_rb_cur_fill
-COMMIT_EARLY NEST commit_published_before_the_event_is_written
+COMMIT_EARLY WRAP commit_published_before_the_event_is_written
 NO_HEAD_CMPXCHG LAP rb_rd_take_retires_head_with_a_plain_check_and_store
 NO_OVERRUN LAP rb_push_retires_without_counting_overrun
 WRONG_KEY NEST nested_writer_restores_RB_TOP_NONE_not_its_prev_key
@@ -38,6 +38,8 @@ NO_RECHECK NEST rb_end_commit_publishes_once_without_re-reading_write
 STAMP_NORECHECK NEST rb_claimed_skips_the_stamp_re-read
 NO_HOLD RESET reset_without_holding_writers_off
 STALE_RETRY GUARD claim_retried_with_a_stale_position_(livelock)
+NO_DROP_COUNT PC a_full_ring_refuses_the_event_without_counting_it_dropped
+LEAK_PREEMPT RESET a_writer_refused_by_RB_HELD_leaves_preemption_off
 "
 # Properties: tag in the model, description.
 PROPS="

@@ -355,7 +355,11 @@ inline rb_enter(key)
 			dropped++;	/* rb_enter() L867 */
 			gh_drop++;
 			ok = 0;
+#ifdef MUTANT_LEAK_PREEMPT
+			skip		/* the refusal keeps preemption off */
+#else
 			in_cs--		/* rb_enter() L881 preempt_enable_notrace() */
+#endif
 		:: else
 		fi
 	};
@@ -447,7 +451,11 @@ inline rb_move()
 			:: !(r < h) ->	/* rb_make_room() L547-L548 */
 				if
 				:: !OVERWRITE ->
+#ifdef MUTANT_NO_DROP_COUNT
+					gh_drop++;	/* refused, not counted */
+#else
 					atomic { dropped++; gh_drop++ };	/* L549 */
+#endif
 					res = R_FAIL
 				:: else ->
 					rb_push()	/* rb_make_room() L552 */
