@@ -87,7 +87,7 @@ verify() {
 			./pan -a -f -m300000 -w24 -N wprog > pan.log 2>&1 || true
 		else
 			gcc $opt -w -DSAFETY -DNOBOUNDCHECK -DCOLLAPSE -o pan pan.c
-			./pan -m300000 -w26 > pan.log 2>&1 || true
+			./pan -m300000 -w24 > pan.log 2>&1 || true
 		fi
 	) || { echo "incomplete spin/gcc failed" > "$dir/result"; return; }
 	if grep -q 'errors: 0' "$dir/pan.log"; then
