@@ -190,8 +190,12 @@ elif [ "$mode" = mutants ]; then
 		if [ "${r%% *}" = fail ] && [ -f "$d/model.pml.trail" ]; then
 			( cd "$d" && timeout 120 spin -DCFG_"$cfg" -DMUTANT_"$name" \
 				$([ $live = 1 ] && echo -DLIVE) -t -p model.pml > trail.txt 2>&1 ) || true
-			grep -q 'assertion violated\|invalid end state\|<<<<<START OF CYCLE>>>>>' \
+			grep -q 'assertion violated\|<<<<<START OF CYCLE>>>>>' \
 				"$d/trail.txt" && replay=yes
+			# A deadlock replays to processes stuck outside an end state.
+			[ "${r#fail }" = deadlock ] && grep -q 'trail ends after' "$d/trail.txt" &&
+				grep -Eq '^ *[0-9]+:[[:space:]]+proc .*\(state [0-9]+\)$' "$d/trail.txt" &&
+				replay=yes
 		fi
 		if [ $replay = yes ]; then
 			echo "ok $n mutant $name (${desc//_/ }): counterexample in $cfg, ${r#fail } violated # trail $d/trail.txt"
