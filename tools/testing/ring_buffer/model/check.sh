@@ -22,9 +22,10 @@ OUT=${MODEL_OUT:-$REPO/build/model}
 PML=$HERE/ring_buffer.pml
 mode=${1:-model}
 
-# Safety configurations, then the ones that also get the progress check.
+# Safety configurations, then the ones that also get the progress check
+# (CFG or CFG:-DNAME=VALUE; PC with one racing read instead of two).
 CFGS="NEST LAP PC GUARD RESET ITER WRAP"
-LIVE_CFGS="GUARD WRAP PC"
+LIVE_CFGS="GUARD WRAP PC:-DRD_OPS=1"
 # Mutants: name, configuration that exposes it, what it breaks.
 MUTANTS="
 NO_SEQCHECK ITER reader_skips_the_seq_re-check_in_rb_cur_fill
@@ -129,9 +130,12 @@ if [ "$mode" = model ]; then
 		verify "$OUT/safety-$c" 0 -DCFG_"$c"
 		msg "$c (safety): $(cat "$OUT/safety-$c/summary")"
 	done
-	for c in $LIVE_CFGS; do
-		verify "$OUT/live-$c" 1 -DCFG_"$c" -DLIVE
-		msg "$c (progress): $(cat "$OUT/live-$c/summary")"
+	for lc in $LIVE_CFGS; do
+		c=${lc%%:*}
+		defs=()
+		[ "$c" = "$lc" ] || defs=("${lc#*:}")
+		verify "$OUT/live-$c" 1 -DCFG_"$c" -DLIVE "${defs[@]}"
+		msg "$c ${defs[*]} (progress): $(cat "$OUT/live-$c/summary")"
 	done
 	echo "KTAP version 1"
 	echo "1..$(echo "$PROPS" | grep -c .)"
@@ -142,7 +146,7 @@ if [ "$mode" = model ]; then
 		n=$((n + 1))
 		bad=""
 		if [ "$tag" = progress ]; then
-			dirs=$(for c in $LIVE_CFGS; do echo "$OUT/live-$c"; done)
+			dirs=$(for c in $LIVE_CFGS; do echo "$OUT/live-${c%%:*}"; done)
 		else
 			dirs=$(for c in $CFGS; do echo "$OUT/safety-$c"; done)
 		fi
