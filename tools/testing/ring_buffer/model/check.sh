@@ -135,7 +135,7 @@ if [ "$mode" = model ]; then
 		defs=()
 		[ "$c" = "$lc" ] || defs=("${lc#*:}")
 		verify "$OUT/live-$c" 1 -DCFG_"$c" -DLIVE "${defs[@]}"
-		msg "$c ${defs[*]} (progress): $(cat "$OUT/live-$c/summary")"
+		msg "$c${defs[*]:+ ${defs[*]}} (progress): $(cat "$OUT/live-$c/summary")"
 	done
 	echo "KTAP version 1"
 	echo "1..$(echo "$PROPS" | grep -c .)"
