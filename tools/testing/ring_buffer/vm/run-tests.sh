@@ -3,7 +3,9 @@
 #
 # run-tests.sh: everything `make test` runs, in order:
 #   1. the user-space harness (make -C tools/testing/ring_buffer test), when
-#      tools/testing/ring_buffer/Makefile exists,
+#      tools/testing/ring_buffer/Makefile exists, then (ours only) the Spin
+#      model of the protocol (make -C tools/testing/ring_buffer model, then
+#      model-mutants): one result per property and one per mutant,
 #   2. the patch: made, then applied to a pristine tree with git am and
 #      patch -p1 --dry-run,
 #   3. for each kernel flavour (FLAVOURS, default "normal debug"): configure
@@ -63,6 +65,35 @@ if [ -f "$REPO/tools/testing/ring_buffer/Makefile" ]; then
 	fi
 else
 	msg "no tools/testing/ring_buffer/Makefile: no user-space harness to run"
+fi
+
+# --- 1b. the Spin model: one result per property, one per mutant ------------------
+# It models our protocol: STOCK=1 has nothing to check against it.
+if [ "$kind" = ours ] && [ -f "$REPO/tools/testing/ring_buffer/model/check.sh" ]; then
+	for target in model model-mutants; do
+		stage_start "Spin model (make -C tools/testing/ring_buffer $target)"
+		log=$out/$target.log
+		if make -s -C "$REPO/tools/testing/ring_buffer" "$target" > "$log" 2>&1; then
+			stage_end
+		else
+			stage_end FAILED
+		fi
+		# Every KTAP line of the target becomes a result of ours.
+		nres=0
+		while IFS= read -r line; do
+			case "$line" in
+			"ok "*) verdict=ok ;;
+			"not ok "*) verdict=fail ;;
+			*) continue ;;
+			esac
+			line=${line#not ok }
+			line=${line#ok }
+			line=${line#* }
+			record "$verdict" "${line%% # *}" "$([[ $line == *' # '* ]] && echo "${line#* # }")"
+			nres=$((nres + 1))
+		done < "$log"
+		[ "$nres" -gt 0 ] || record fail "Spin $target" "no results; see $log"
+	done
 fi
 
 # --- 2. the patch ---------------------------------------------------------------

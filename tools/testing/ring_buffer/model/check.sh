@@ -1,0 +1,216 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# check.sh model|mutants: run Spin on ring_buffer.pml and report KTAP.
+#
+#   model    every configuration, exhaustive safety search (assertions and
+#            invalid end states), and the progress claim (ltl wprog, weak
+#            fairness) on the configurations in LIVE_CFGS; then one KTAP
+#            line per property over all configurations.
+#   mutants  each MUTANT_x of the model, one at a time, in the configuration
+#            that exposes it: "ok" when Spin finds a counterexample and its
+#            trail replays, "not ok" when the mutant survives.
+#
+# Spin and gcc come from Debian: as root they are installed when missing,
+# otherwise the command to run is printed.  Everything generated goes to
+# MODEL_OUT (default build/model at the top of the repository).
+set -euo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO=$(cd "$HERE/../../../.." && pwd)
+OUT=${MODEL_OUT:-$REPO/build/model}
+PML=$HERE/ring_buffer.pml
+mode=${1:-model}
+
+# Safety configurations, then the ones that also get the progress check
+# (CFG or CFG:-DNAME=VALUE; PC with one racing read instead of two).
+CFGS="NEST LAP PC GUARD RESET ITER WRAP"
+LIVE_CFGS="GUARD WRAP PC:-DRD_OPS=1"
+# Mutants: name, configuration that exposes it, what it breaks.
+MUTANTS="
+NO_SEQCHECK ITER reader_skips_the_seq_re-check_in_rb_cur_fill
+COMMIT_EARLY WRAP commit_published_before_the_event_is_written
+NO_HEAD_CMPXCHG LAP rb_rd_take_retires_head_with_a_plain_check_and_store
+NO_OVERRUN LAP rb_push_retires_without_counting_overrun
+WRONG_KEY NEST nested_writer_restores_RB_TOP_NONE_not_its_prev_key
+READ_OWNED LAP reader_takes_a_sub-buffer_the_writer_still_owns
+NO_COMMIT_CHECK WRAP rb_make_room_reuses_a_slot_not_fully_committed
+NO_RECHECK NEST rb_end_commit_publishes_once_without_re-reading_write
+STAMP_NORECHECK NEST rb_claimed_skips_the_stamp_re-read
+NO_HOLD RESET reset_without_holding_writers_off
+STALE_RETRY GUARD claim_retried_with_a_stale_position_(livelock)
+NO_DROP_COUNT PC a_full_ring_refuses_the_event_without_counting_it_dropped
+LEAK_PREEMPT RESET a_writer_refused_by_RB_HELD_leaves_preemption_off
+"
+# Properties: tag in the model, description.
+PROPS="
+p_once every_committed_event_is_read_exactly_once_or_counted_as_overrun
+p_torn a_reader_never_accepts_a_torn_or_overwritten_event
+p_time stamps_read_back_are_the_writers'_and_never_go_backwards
+p_commit commit_never_passes_an_open_reservation
+p_count counters_exact_(unread+read+overrun=committed,_dropped,_commit_overrun)
+deadlock no_deadlock_(no_invalid_end_state)
+progress every_writer_finishes_or_refuses_(ltl_wprog,_weak_fairness)
+"
+
+msg() {
+	printf '==> %s\n' "$*" >&2
+}
+
+# need CMD PKG: make sure a Debian package provides CMD.
+need() {
+	command -v "$1" >/dev/null 2>&1 && return 0
+	if [ "$(id -u)" -ne 0 ]; then
+		msg "ERROR: $1 is missing; run as root:"
+		msg "    apt-get update && apt-get install -y $2"
+		exit 1
+	fi
+	msg "apt-get install $2"
+	DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -q "$2" >/dev/null ||
+		{ DEBIAN_FRONTEND=noninteractive apt-get update -q >/dev/null &&
+		  DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -q "$2" >/dev/null; }
+}
+
+# verify DIR LIVE DEFS...: generate, compile and run pan in DIR; the
+# result ("pass", "fail TAG" or "incomplete WHY") goes to DIR/result.
+verify() {
+	local dir=$1 live=$2 t0 res tag opt=${OPT:--O2}
+	shift 2
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	t0=$(date +%s.%N)
+	(
+		cd "$dir"
+		cp "$PML" model.pml
+		spin "$@" -a model.pml > spin.log 2>&1
+		if [ "$live" = 1 ]; then
+			gcc $opt -w -DNOBOUNDCHECK -DCOLLAPSE -o pan pan.c
+			./pan -a -f -m300000 -w24 -N wprog > pan.log 2>&1 || true
+		else
+			gcc $opt -w -DSAFETY -DNOBOUNDCHECK -DCOLLAPSE -o pan pan.c
+			./pan -m300000 -w24 > pan.log 2>&1 || true
+		fi
+	) || { echo "incomplete spin/gcc failed" > "$dir/result"; return; }
+	if grep -q 'errors: 0' "$dir/pan.log"; then
+		if grep -q 'Search not completed\|max search depth too small' "$dir/pan.log"; then
+			res="incomplete search not completed"
+		else
+			res=pass
+		fi
+	elif grep -q 'errors: [1-9]' "$dir/pan.log"; then
+		tag=$(grep -o 'assertion violated ((*p_[a-z]*' "$dir/pan.log" | head -n1 |
+			grep -o 'p_[a-z]*' || true)
+		if [ -z "$tag" ]; then
+			if grep -q '^pan:[0-9]*: invalid end state' "$dir/pan.log"; then
+				tag=deadlock
+			elif grep -q '^pan:[0-9]*: acceptance cycle' "$dir/pan.log"; then
+				tag=progress
+			else
+				tag=unknown
+			fi
+		fi
+		res="fail $tag"
+	else
+		res="incomplete pan did not finish"
+	fi
+	echo "$res" > "$dir/result"
+	printf '%s, %s states, %s s\n' "$res" \
+		"$(awk '/states, stored/ { print $1; exit }' "$dir/pan.log")" \
+		"$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')" \
+		> "$dir/summary"
+}
+
+need spin spin
+need gcc gcc
+mkdir -p "$OUT"
+T0=$(date +%s)
+
+if [ "$mode" = model ]; then
+	for c in $CFGS; do
+		verify "$OUT/safety-$c" 0 -DCFG_"$c"
+		msg "$c (safety): $(cat "$OUT/safety-$c/summary")"
+	done
+	for lc in $LIVE_CFGS; do
+		c=${lc%%:*}
+		defs=()
+		[ "$c" = "$lc" ] || defs=("${lc#*:}")
+		verify "$OUT/live-$c" 1 -DCFG_"$c" -DLIVE "${defs[@]}"
+		msg "$c${defs[*]:+ ${defs[*]}} (progress): $(cat "$OUT/live-$c/summary")"
+	done
+	echo "KTAP version 1"
+	echo "1..$(echo "$PROPS" | grep -c .)"
+	n=0
+	nfail=0
+	while read -r tag desc; do
+		[ -n "$tag" ] || continue
+		n=$((n + 1))
+		bad=""
+		if [ "$tag" = progress ]; then
+			dirs=$(for c in $LIVE_CFGS; do echo "$OUT/live-${c%%:*}"; done)
+		else
+			dirs=$(for c in $CFGS; do echo "$OUT/safety-$c"; done)
+		fi
+		for d in $dirs; do
+			r=$(cat "$d/result")
+			c=${d##*-}
+			case "$r" in
+			pass) ;;
+			"fail $tag") bad="$bad $c:violated(trail:$d)" ;;
+			fail*) bad="$bad $c:not-checked-to-the-end(${r#fail })" ;;
+			*) bad="$bad $c:${r// /-}" ;;
+			esac
+		done
+		cfgs=$(for d in $dirs; do printf '%s ' "${d##*-}"; done)
+		if [ -z "$bad" ]; then
+			echo "ok $n model: $tag: ${desc//_/ } # ${cfgs% }"
+		else
+			echo "not ok $n model: $tag: ${desc//_/ } #$bad"
+			nfail=$((nfail + 1))
+		fi
+	done <<< "$PROPS"
+	msg "model: $n properties, $nfail failed, $(($(date +%s) - T0)) s"
+	[ "$nfail" -eq 0 ]
+elif [ "$mode" = mutants ]; then
+	# Counterexamples come early: compile time matters more than speed.
+	OPT=${OPT:--O0}
+	echo "KTAP version 1"
+	echo "1..$(echo "$MUTANTS" | grep -c .)"
+	n=0
+	nfail=0
+	while read -r name cfg desc; do
+		[ -n "$name" ] || continue
+		n=$((n + 1))
+		d=$OUT/mutant-$name
+		live=0
+		[ "$name" = STALE_RETRY ] && live=1
+		if [ $live = 1 ]; then
+			verify "$d" 1 -DCFG_"$cfg" -DLIVE -DMUTANT_"$name"
+		else
+			verify "$d" 0 -DCFG_"$cfg" -DMUTANT_"$name"
+		fi
+		r=$(cat "$d/result")
+		# The trail must replay to the same violation.
+		replay=no
+		if [ "${r%% *}" = fail ] && [ -f "$d/model.pml.trail" ]; then
+			( cd "$d" && timeout 120 spin -DCFG_"$cfg" -DMUTANT_"$name" \
+				$([ $live = 1 ] && echo -DLIVE) -t -p model.pml > trail.txt 2>&1 ) || true
+			grep -q 'assertion violated\|<<<<<START OF CYCLE>>>>>' \
+				"$d/trail.txt" && replay=yes
+			# A deadlock replays to processes stuck outside an end state.
+			[ "${r#fail }" = deadlock ] && grep -q 'trail ends after' "$d/trail.txt" &&
+				grep -Eq '^ *[0-9]+:[[:space:]]+proc .*\(state [0-9]+\)$' "$d/trail.txt" &&
+				replay=yes
+		fi
+		if [ $replay = yes ]; then
+			echo "ok $n mutant $name (${desc//_/ }): counterexample in $cfg, ${r#fail } violated # trail $d/trail.txt"
+		else
+			echo "not ok $n mutant $name (${desc//_/ }): survived in $cfg # $r"
+			nfail=$((nfail + 1))
+		fi
+	done <<< "$MUTANTS"
+	msg "mutants: $n, $nfail survived, $(($(date +%s) - T0)) s"
+	[ "$nfail" -eq 0 ]
+else
+	msg "usage: $0 model|mutants"
+	exit 2
+fi
