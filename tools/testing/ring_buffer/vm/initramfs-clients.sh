@@ -1,10 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0
 # initramfs-clients.sh: the real ftrace clients for the guest.  Sourced by
 # mkinitramfs.sh (after the busybox tree is in place, before the cpio is
-# written) with root set to the initramfs tree; never run on its own.
+# written) with root set to the initramfs tree and arch to its architecture;
+# never run on its own.
 #
 # Adds:
-#   - trace-cmd (Debian's trace-cmd 3.1.6) with the shared libraries ldd
+#   - (x86_64 only) trace-cmd (Debian's trace-cmd 3.1.6) with the shared libraries ldd
 #     names, the dynamic loader, and libtraceevent's plugins (they make
 #     `trace-cmd report` print function and sched events in their usual form),
 #   - ftracetest and its test cases from the pristine 6.12 tree
@@ -12,8 +13,12 @@
 #   - a second user and group in /etc/passwd and /etc/group (ftracetest's
 #     test_ownership.tc chowns tracefs files to "another" user and group),
 #   - the guest checks that use them, in /lib/rb-checks.d/ (rb-checks
-#     sources every *.sh there): guest/tracecmd.sh and guest/ftracetest.sh.
+#     sources every *.sh there): guest/tracecmd.sh (x86_64 only) and
+#     guest/ftracetest.sh.
+# ftracetest is shell scripts and runs on every arch; trace-cmd is the
+# host's binary, so the arm64 and i386 guests go without it.
 
+if [ "$arch" = x86_64 ]; then
 need_pkgs trace-cmd libtraceevent1-plugin
 
 # copy_with_libs FILE...: copy each ELF file to the same path under
@@ -44,6 +49,7 @@ fi
 # A busybox "sh" runs trace-cmd's workloads; PATH has /usr/bin in the guest
 # only through this link.
 ln -sf /usr/bin/trace-cmd "$root/bin/trace-cmd"
+fi
 
 # ftracetest, as shipped in the kernel tree.
 ftsrc=$PRISTINE/tools/testing/selftests/ftrace
@@ -63,5 +69,6 @@ EOF
 
 # The guest checks that use them.
 mkdir -p "$root/lib/rb-checks.d"
-install -m 644 "$VM_DIR/guest/tracecmd.sh" "$root/lib/rb-checks.d/tracecmd.sh"
+[ "$arch" != x86_64 ] ||
+	install -m 644 "$VM_DIR/guest/tracecmd.sh" "$root/lib/rb-checks.d/tracecmd.sh"
 install -m 644 "$VM_DIR/guest/ftracetest.sh" "$root/lib/rb-checks.d/ftracetest.sh"
