@@ -26,7 +26,8 @@
 #   QEMU_ACCEL  default "tcg,thread=single" (KVM does not work on our
 #               machines; multi-threaded TCG oopses in ftrace text patching)
 #   SMP         number of guest CPUs, default 2
-#   MEM         guest memory, default 1G
+#   MEM         guest memory, default 1G (i386: 768M, below its 896 MiB of
+#               low memory: the kernel has no HIGHMEM)
 #   QEMU_OPTS   more QEMU options, split at spaces (bench.sh: -icount ...)
 #   TIMEOUT     seconds before a test boot is killed, default 900
 #   APPEND      extra kernel command line
@@ -40,6 +41,8 @@ kernel=${2:?missing kernel image}
 initrd=${3:?missing initramfs}
 out=${4:-$BUILD/boot}
 garch=${GUEST_ARCH:-x86_64}
+mem=1G
+[ "$garch" = i386 ] && mem=768M
 # The machine, its console and where the guest's KTAP goes.  ktap_dev is
 # the QEMU options that make the KTAP device, its chardev path left as @.
 case $garch in
@@ -79,7 +82,7 @@ if [ "$mode" != test ] && [ "${STARTUP_TESTS:-0}" != 1 ]; then
 fi
 cmdline+=" ${APPEND:-}"
 # shellcheck disable=SC2206 # QEMU_OPTS is a list of words
-qemu=("${machine[@]}" -accel "$accel" ${QEMU_OPTS:-} -smp "$smp" -m "${MEM:-1G}"
+qemu=("${machine[@]}" -accel "$accel" ${QEMU_OPTS:-} -smp "$smp" -m "${MEM:-$mem}"
 	-kernel "$kernel" -initrd "$initrd" -append "$cmdline"
 	-no-reboot -display none -nodefaults)
 [ "$garch" = arm64 ] || qemu+=(-vga none)
