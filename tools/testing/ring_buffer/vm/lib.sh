@@ -87,9 +87,9 @@ VM_PKGS=(qemu-system-x86 busybox-static cpio python3)
 #   K_PKGS       Debian packages the build needs beyond KERNEL_BUILD_PKGS
 flavour_setup() {
 	local c=$VM_DIR/config
-	K_CROSS= K_TARGET=bzImage K_IMAGE=arch/x86/boot/bzImage K_PKGS=()
+	K_CROSS='' K_TARGET=bzImage K_IMAGE=arch/x86/boot/bzImage K_PKGS=()
 	case $1 in
-	normal) K_ARCH=x86_64 K_OBJ_SUFFIX= K_FRAGS=("$c/base.config" "$c/x86.config") ;;
+	normal) K_ARCH=x86_64 K_OBJ_SUFFIX='' K_FRAGS=("$c/base.config" "$c/x86.config") ;;
 	debug) K_ARCH=x86_64 K_OBJ_SUFFIX=-debug
 		K_FRAGS=("$c/base.config" "$c/x86.config" "$c/debug.config") ;;
 	i386) K_ARCH=i386 K_OBJ_SUFFIX=-i386

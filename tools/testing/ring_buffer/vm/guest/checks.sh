@@ -439,10 +439,8 @@ check_cpu_hotplug() {
 	cat $I/trace > $TMP/hp
 	got=$(cat $I/per_cpu/cpu1/buffer_size_kb)
 	for c in 0 1; do
-		eval "st$c=\"\$(cat $I/per_cpu/cpu$c/stats)\""
+		cat $I/per_cpu/cpu$c/stats > $TMP/hp-st$c
 	done
-	echo "$st0" > $TMP/hp-st0
-	echo "$st1" > $TMP/hp-st1
 	drop hp
 	[ "$got" = "$want" ] || fail "cpu1 buffer_size_kb $want before, $got after" || return 1
 	# While offline: what cpu1 wrote before is still listed.
