@@ -24,8 +24,7 @@
 #   KERNEL_TREE=DIR     your own unpacked 6.12.y tree instead of Debian's tarball
 #   JOBS=N              make -j for the kernel build (default 2)
 #   FLAVOURS="normal debug"  which x86_64 kernels `make test` boots
-#   ARCHES="x86_64 arm64"  which architectures `make test` boots (i386 too:
-#                       ARCHES="x86_64 arm64 i386", see README)
+#   ARCHES="x86_64 arm64 i386"  which architectures `make test` boots
 #   VERBOSE=1           show every line of the kernel build
 #   LOOPS=N             make bench: getppid calls per syscall run (500000)
 #   ICOUNT=...          make bench: -icount of the syscall boots
@@ -57,7 +56,7 @@ export STOCK QEMU_ACCEL SMP KERNEL_TREE JOBS FLAVOURS ARCHES VERBOSE TIMEOUT TIM
 all: help
 
 help:
-	@sed -n '3,35p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,34p' Makefile | sed 's/^# \{0,1\}//'
 
 # `make patch` always writes our patch, whatever STOCK says.
 patch:

@@ -8,7 +8,7 @@
 #      patch -p1 --dry-run,
 #   3. for each kernel: configure and build, boot in QEMU, then check-log.py
 #      on the console and the guest's KTAP.  The kernels are those of the
-#      architectures in ARCHES (default "x86_64 arm64"; i386 on request): for x86_64 the
+#      architectures in ARCHES (default "x86_64 arm64 i386"): for x86_64 the
 #      flavours in FLAVOURS (default "normal debug"), for arm64 and i386 one
 #      kernel each (boot-arm64, boot-i386; see flavour_setup in lib.sh).
 #   4. (ours only) review.sh: checkpatch --strict, sparse and kernel-doc on
@@ -55,7 +55,7 @@ need_pkgs "${KERNEL_BUILD_PKGS[@]}" "${VM_PKGS[@]}"
 
 # The kernels to build and boot, in this order.
 boots=()
-for a in ${ARCHES:-x86_64 arm64}; do
+for a in ${ARCHES:-x86_64 arm64 i386}; do
 	case $a in
 	x86_64) for f in ${FLAVOURS:-normal debug}; do boots+=("$f"); done ;;
 	arm64 | i386) boots+=("$a") ;;
