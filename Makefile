@@ -5,8 +5,9 @@
 #   make run            build the kernel, boot it in QEMU, trace a workload
 #                       and show the buffer at work, power off
 #   make shell          the same kernel with an interactive busybox shell
-#   make test           every test: user-space harness, patch check, normal
-#                       and debug kernel boots; ends with "N passed, M failed"
+#   make test           every test: user-space harness, patch check, x86_64
+#                       normal and debug, arm64 and i386 kernel boots; ends
+#                       with "N passed, M failed"
 #   make patch          write build/ring-buffer.patch (git format-patch)
 #   make review         checkpatch --strict, sparse and kernel-doc on our patch
 #                       (KTAP; also part of make test)
@@ -22,7 +23,8 @@
 #   SMP=N               guest CPUs (default 2)
 #   KERNEL_TREE=DIR     your own unpacked 6.12.y tree instead of Debian's tarball
 #   JOBS=N              make -j for the kernel build (default 2)
-#   FLAVOURS="normal debug"  which kernels `make test` boots
+#   FLAVOURS="normal debug"  which x86_64 kernels `make test` boots
+#   ARCHES="x86_64 arm64 i386"  which architectures `make test` boots
 #   VERBOSE=1           show every line of the kernel build
 #   LOOPS=N             make bench: getppid calls per syscall run (500000)
 #   ICOUNT=...          make bench: -icount of the syscall boots
@@ -47,14 +49,14 @@ endif
 INITRD := $(BUILD)/initramfs.cpio
 
 # Hand the knobs to the scripts.
-export STOCK QEMU_ACCEL SMP KERNEL_TREE JOBS FLAVOURS VERBOSE TIMEOUT TIMEOUT_DEBUG STARTUP_TESTS LOOPS
+export STOCK QEMU_ACCEL SMP KERNEL_TREE JOBS FLAVOURS ARCHES VERBOSE TIMEOUT TIMEOUT_DEBUG STARTUP_TESTS LOOPS
 
 .PHONY: help all patch tree kernel initramfs run shell test review bench clean
 
 all: help
 
 help:
-	@sed -n '3,32p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,34p' Makefile | sed 's/^# \{0,1\}//'
 
 # `make patch` always writes our patch, whatever STOCK says.
 patch:

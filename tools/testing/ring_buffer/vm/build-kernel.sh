@@ -4,16 +4,22 @@
 # build-kernel.sh KIND FLAVOUR: configure and build build/src-KIND out of tree.
 #
 #   KIND     ours | stock            (the tree made by apply-tree.sh)
-#   FLAVOUR  normal | debug
+#   FLAVOUR  normal | debug          x86_64 kernels
+#            arm64                   cross-built (gcc-aarch64-linux-gnu)
+#            i386                    ARCH=i386, the native gcc
 #
-# Objects go to build/obj-KIND (normal) or build/obj-KIND-debug, the image to
-# build/obj-.../arch/x86/boot/bzImage.
+# Objects go to build/obj-KIND (normal), build/obj-KIND-debug,
+# build/obj-KIND-arm64 or build/obj-KIND-i386; the image is the .../bzImage
+# (x86) or .../arch/arm64/boot/Image of that directory (flavour_setup in
+# lib.sh names both).
 #
-# The config is x86_64 tinyconfig + config/base.config (+ config/debug.config
-# for debug).  It is generated in a scratch directory and copied over the real
-# .config only when it changed, so an unchanged config does not force a
-# rebuild.  Every option of the fragments is then checked in the final
-# .config: one that silently vanished (missing dependency) fails the build.
+# The config is the arch's tinyconfig + config/base.config + the arch's
+# fragments (x86.config, i386.config, arm64.config; debug.config for debug),
+# a later fragment winning over an earlier one.  It is generated in a
+# scratch directory and copied over the real .config only when it changed,
+# so an unchanged config does not force a rebuild.  Every option of the
+# fragments is then checked in the final .config: one that silently vanished
+# (missing dependency) fails the build.
 #
 # Environment: JOBS (default 2), VERBOSE=1 (show every make line; otherwise
 # a progress line every 250 objects), CCACHE_DIR (default ~/.cache/ccache).
@@ -23,15 +29,12 @@ set -euo pipefail
 kind=${1:?usage: build-kernel.sh KIND FLAVOUR}
 flavour=${2:?usage: build-kernel.sh KIND FLAVOUR}
 src=$BUILD/src-$kind
-case $flavour in
-normal) obj=$BUILD/obj-$kind; frags=("$VM_DIR/config/base.config") ;;
-debug) obj=$BUILD/obj-$kind-debug
-	frags=("$VM_DIR/config/base.config" "$VM_DIR/config/debug.config") ;;
-*) die "unknown flavour '$flavour' (normal or debug)" ;;
-esac
+flavour_setup "$flavour"
+obj=$BUILD/obj-$kind$K_OBJ_SUFFIX
+frags=("${K_FRAGS[@]}")
 [ -f "$src/Makefile" ] || die "$src missing: run apply-tree.sh first"
 
-need_pkgs "${KERNEL_BUILD_PKGS[@]}"
+need_pkgs "${KERNEL_BUILD_PKGS[@]}" "${K_PKGS[@]}"
 
 # ccache: the per-user cache ccache itself defaults to (~/.cache/ccache),
 # so that a fresh clone, or `make clean`, does not start cold; set
@@ -44,8 +47,11 @@ export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-5G}
 # Fixed build stamps keep init/version.c identical from build to build.
 export KBUILD_BUILD_TIMESTAMP="2024-11-17"
 export KBUILD_BUILD_USER=rb KBUILD_BUILD_HOST=vm
+# The compiler and the arch, for every make below.
+kargs=(ARCH="$K_ARCH" "CC=ccache ${K_CROSS}gcc" "HOSTCC=ccache gcc")
+[ -z "$K_CROSS" ] || kargs+=(CROSS_COMPILE="$K_CROSS")
 kmake() {
-	make -s -C "$src" ARCH=x86_64 "CC=ccache gcc" "HOSTCC=ccache gcc" "$@"
+	make -s -C "$src" "${kargs[@]}" "$@"
 }
 
 # --- configure ----------------------------------------------------------------
@@ -92,19 +98,17 @@ stage_end
 fi
 
 # --- build --------------------------------------------------------------------
-stage_start "build obj-${obj##*/obj-} (bzImage, -j${JOBS:-2})"
+stage_start "build obj-${obj##*/obj-} ($K_TARGET, -j${JOBS:-2})"
 log=$obj/build.log
 t0=$(date +%s)
 set +e
 if [ "${VERBOSE:-0}" = 1 ]; then
-	make -C "$src" O="$obj" ARCH=x86_64 "CC=ccache gcc" "HOSTCC=ccache gcc" \
-		-j"${JOBS:-2}" bzImage 2>&1 | tee "$log"
+	make -C "$src" O="$obj" "${kargs[@]}" -j"${JOBS:-2}" "$K_TARGET" 2>&1 | tee "$log"
 	rc=${PIPESTATUS[0]}
 else
 	# Kbuild prints one "  CC ..." line per object: count them and print a
 	# progress line every 250 objects.
-	make -C "$src" O="$obj" ARCH=x86_64 "CC=ccache gcc" "HOSTCC=ccache gcc" \
-		-j"${JOBS:-2}" bzImage 2>&1 | tee "$log" |
+	make -C "$src" O="$obj" "${kargs[@]}" -j"${JOBS:-2}" "$K_TARGET" 2>&1 | tee "$log" |
 		awk -v t0="$t0" '/^  (CC|AS|LD|AR)/ { n++; if (n % 250 == 0) {
 				cmd = "date +%s"; cmd | getline now; close(cmd)
 				printf "    ... %d objects, %ds\n", n, now - t0; fflush() } }
@@ -119,7 +123,7 @@ if [ "$rc" -ne 0 ]; then
 	stage_end FAILED
 	exit 1
 fi
-[ -f "$obj/arch/x86/boot/bzImage" ] || die "no bzImage in $obj"
+[ -f "$obj/$K_IMAGE" ] || die "no $K_IMAGE in $obj"
 stage_end
 command -v ccache >/dev/null && msg "ccache: $(ccache -s 2>/dev/null |
 	grep -iE 'hits:' | head -1 | tr -s ' ')"

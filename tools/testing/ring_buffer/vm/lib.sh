@@ -75,3 +75,60 @@ KERNEL_BUILD_PKGS=(linux-source-6.12 build-essential flex bison bc libelf-dev
 	libssl-dev ccache git xz-utils cpio kmod)
 # The packages the guest image and the boot need.
 VM_PKGS=(qemu-system-x86 busybox-static cpio python3)
+
+# The kernels make test can build and boot.  A boot is named by its flavour:
+# normal and debug are x86_64 kernels, arm64 and i386 one kernel each.
+# flavour_setup FLAVOUR sets, for that kernel:
+#   K_ARCH       the kernel's ARCH= (x86_64, arm64, i386)
+#   K_CROSS      CROSS_COMPILE= ("" for a native build)
+#   K_TARGET     the make target of the boot image, K_IMAGE its path under O=
+#   K_FRAGS      the config fragments, in merge order (a later one wins)
+#   K_OBJ_SUFFIX the object directory is build/obj-KIND$K_OBJ_SUFFIX
+#   K_PKGS       Debian packages the build needs beyond KERNEL_BUILD_PKGS
+flavour_setup() {
+	local c=$VM_DIR/config
+	K_CROSS='' K_TARGET=bzImage K_IMAGE=arch/x86/boot/bzImage K_PKGS=()
+	case $1 in
+	normal) K_ARCH=x86_64 K_OBJ_SUFFIX='' K_FRAGS=("$c/base.config" "$c/x86.config") ;;
+	debug) K_ARCH=x86_64 K_OBJ_SUFFIX=-debug
+		K_FRAGS=("$c/base.config" "$c/x86.config" "$c/debug.config") ;;
+	i386) K_ARCH=i386 K_OBJ_SUFFIX=-i386
+		K_FRAGS=("$c/base.config" "$c/x86.config" "$c/i386.config") ;;
+	arm64) K_ARCH=arm64 K_OBJ_SUFFIX=-arm64 K_CROSS=aarch64-linux-gnu-
+		K_TARGET=Image K_IMAGE=arch/arm64/boot/Image
+		K_FRAGS=("$c/base.config" "$c/arm64.config")
+		K_PKGS=(gcc-aarch64-linux-gnu) ;;
+	*) die "unknown flavour '$1' (normal, debug, arm64 or i386)" ;;
+	esac
+}
+
+# The architecture a flavour's kernel runs on (the initramfs is per arch).
+flavour_arch() {
+	case $1 in
+	normal | debug) echo x86_64 ;;
+	*) echo "$1" ;;
+	esac
+}
+
+# foreign_deb_extract ARCH PKG DIR: unpack Debian's PKG for ARCH (another
+# architecture than the host's) into DIR, without installing it: apt-get
+# download, then dpkg-deb -x.  The architecture is added to dpkg first when
+# it is not known yet (needs root, like need_pkgs).
+foreign_deb_extract() {
+	local arch=$1 pkg=$2 dir=$3 debs=$BUILD/debs/$1 deb
+	if [ "$arch" != "$(dpkg --print-architecture)" ] &&
+		! dpkg --print-foreign-architectures | grep -qx "$arch"; then
+		[ "$(id -u)" -eq 0 ] || die "dpkg does not know architecture $arch; run as root:
+    dpkg --add-architecture $arch && apt-get update"
+		dpkg --add-architecture "$arch"
+		DEBIAN_FRONTEND=noninteractive apt-get update -q
+	fi
+	mkdir -p "$debs" "$dir"
+	deb=$(ls "$debs/${pkg}_"*"_$arch.deb" 2>/dev/null | head -n 1 || true)
+	if [ -z "$deb" ]; then
+		(cd "$debs" && apt-get download -q "$pkg:$arch") ||
+			die "apt-get download $pkg:$arch failed (apt-get update?)"
+		deb=$(ls "$debs/${pkg}_"*"_$arch.deb" | head -n 1)
+	fi
+	dpkg-deb -x "$deb" "$dir"
+}

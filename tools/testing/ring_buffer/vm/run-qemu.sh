@@ -1,7 +1,14 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# run-qemu.sh MODE BZIMAGE INITRAMFS [OUTDIR]: boot the test kernel in QEMU.
+# run-qemu.sh MODE IMAGE INITRAMFS [OUTDIR]: boot the test kernel in QEMU.
+#
+# The machine is chosen by GUEST_ARCH (default x86_64):
+#   x86_64, i386  qemu-system-x86_64 / qemu-system-i386 (PC): the
+#                 console on the first 8250 UART, the guest's KTAP on the
+#                 second; ACPI power-off
+#   arm64         qemu-system-aarch64 -M virt -cpu max (PL011 console, the
+#                 guest's KTAP on a virtio console, hvc0); PSCI power-off
 #
 #   MODE=test   no terminal I/O: the console goes to OUTDIR/console.log and
 #               the guest's KTAP (second serial port) to OUTDIR/guest.ktap.
@@ -15,10 +22,12 @@
 #               QEMU, `exit` powers off).
 #
 # Environment:
+#   GUEST_ARCH  x86_64 (default), i386 or arm64, as above
 #   QEMU_ACCEL  default "tcg,thread=single" (KVM does not work on our
 #               machines; multi-threaded TCG oopses in ftrace text patching)
 #   SMP         number of guest CPUs, default 2
-#   MEM         guest memory, default 1G
+#   MEM         guest memory, default 1G (i386: 768M, below its 896 MiB of
+#               low memory: the kernel has no HIGHMEM)
 #   QEMU_OPTS   more QEMU options, split at spaces (bench.sh: -icount ...)
 #   TIMEOUT     seconds before a test boot is killed, default 900
 #   APPEND      extra kernel command line
@@ -27,18 +36,41 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-mode=${1:?usage: run-qemu.sh test|bench|run|shell BZIMAGE INITRAMFS [OUTDIR]}
-kernel=${2:?missing bzImage}
+mode=${1:?usage: run-qemu.sh test|bench|run|shell IMAGE INITRAMFS [OUTDIR]}
+kernel=${2:?missing kernel image}
 initrd=${3:?missing initramfs}
 out=${4:-$BUILD/boot}
-need_pkgs qemu-system-x86
+garch=${GUEST_ARCH:-x86_64}
+mem=1G
+[ "$garch" = i386 ] && mem=768M
+# The machine, its console and where the guest's KTAP goes.  ktap_dev is
+# the QEMU options that make the KTAP device, its chardev path left as @.
+case $garch in
+x86_64 | i386)
+	need_pkgs qemu-system-x86
+	machine=(qemu-system-"$garch")
+	console=ttyS0 ktap=ttyS1
+	ktap_dev=(-serial file:@)
+	;;
+arm64)
+	need_pkgs qemu-system-arm
+	# pauth-impdef: QEMU's own pointer-authentication hash instead of the
+	# architected QARMA, which costs a lot of TCG time on every call.
+	machine=(qemu-system-aarch64 -M virt -cpu max,pauth-impdef=on)
+	console=ttyAMA0 ktap=hvc0
+	ktap_dev=(-device virtio-serial-device -chardev file,id=ktap,path=@
+		-device virtconsole,chardev=ktap)
+	;;
+*) die "unknown GUEST_ARCH '$garch' (x86_64, i386 or arm64)" ;;
+esac
 
 accel=${QEMU_ACCEL:-tcg,thread=single}
 smp=${SMP:-2}
 timeout_s=${TIMEOUT:-900}
 mkdir -p "$out"
 # No "quiet": the host reads the startup tests' lines from the console.
-cmdline="console=ttyS0,115200 rbtest.mode=$mode panic=-1"
+cmdline="console=$console,115200 rbtest.mode=$mode panic=-1"
+[ "$ktap" = ttyS1 ] || cmdline+=" rbtest.ktap=$ktap"
 # make run: only warnings and worse on the console during the boot, so the
 # demo is not buried under thousands of startup-test lines (dmesg has them).
 [ "$mode" = run ] && cmdline+=" loglevel=5"
@@ -50,9 +82,10 @@ if [ "$mode" != test ] && [ "${STARTUP_TESTS:-0}" != 1 ]; then
 fi
 cmdline+=" ${APPEND:-}"
 # shellcheck disable=SC2206 # QEMU_OPTS is a list of words
-qemu=(qemu-system-x86_64 -accel "$accel" ${QEMU_OPTS:-} -smp "$smp" -m "${MEM:-1G}"
+qemu=("${machine[@]}" -accel "$accel" ${QEMU_OPTS:-} -smp "$smp" -m "${MEM:-$mem}"
 	-kernel "$kernel" -initrd "$initrd" -append "$cmdline"
-	-no-reboot -display none -nodefaults -vga none)
+	-no-reboot -display none -nodefaults)
+[ "$garch" = arm64 ] || qemu+=(-vga none)
 msg "qemu: ${qemu[*]}"
 
 case $mode in
@@ -61,7 +94,7 @@ test | bench)
 	stage_start "boot $(basename "$out") (timeout ${timeout_s}s)"
 	t0=$(date +%s)
 	timeout -k 10 "$timeout_s" "${qemu[@]}" -monitor none \
-		-serial "file:$out/console.log" -serial "file:$out/guest.ktap" \
+		-serial "file:$out/console.log" "${ktap_dev[@]/@/$out/guest.ktap}" \
 		</dev/null &
 	pid=$!
 	# Progress: the last console line every 30 s while QEMU runs.

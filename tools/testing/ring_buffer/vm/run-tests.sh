@@ -8,9 +8,11 @@
 #      model-mutants): one result per property and one per mutant,
 #   2. the patch: made, then applied to a pristine tree with git am and
 #      patch -p1 --dry-run,
-#   3. for each kernel flavour (FLAVOURS, default "normal debug"): configure
-#      and build, boot in QEMU, then check-log.py on the console and the
-#      guest's KTAP.
+#   3. for each kernel: configure and build, boot in QEMU, then check-log.py
+#      on the console and the guest's KTAP.  The kernels are those of the
+#      architectures in ARCHES (default "x86_64 arm64 i386"): for x86_64 the
+#      flavours in FLAVOURS (default "normal debug"), for arm64 and i386 one
+#      kernel each (boot-arm64, boot-i386; see flavour_setup in lib.sh).
 #   4. (ours only) review.sh: checkpatch --strict, sparse and kernel-doc on
 #      our patch, one result per check; it runs after the builds (sparse
 #      needs build/obj-ours) while the last boot goes on.
@@ -21,7 +23,7 @@
 #
 # STOCK=1 tests the stock ring buffer with our self-test (build/src-stock).
 # Results and logs: build/test-KIND/ (results.txt, boot-FLAVOUR/console.log,
-# boot-FLAVOUR/guest.ktap).
+# boot-FLAVOUR/guest.ktap, initramfs-ARCH.cpio).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -52,6 +54,16 @@ record() {
 }
 
 need_pkgs "${KERNEL_BUILD_PKGS[@]}" "${VM_PKGS[@]}"
+
+# The kernels to build and boot, in this order.
+boots=()
+for a in ${ARCHES:-x86_64 arm64 i386}; do
+	case $a in
+	x86_64) for f in ${FLAVOURS:-normal debug}; do boots+=("$f"); done ;;
+	arm64 | i386) boots+=("$a") ;;
+	*) die "unknown arch '$a' in ARCHES (x86_64, arm64, i386)" ;;
+	esac
+done
 
 # --- 1. user-space harness ------------------------------------------------------
 if [ -f "$REPO/tools/testing/ring_buffer/Makefile" ]; then
@@ -120,15 +132,17 @@ fi
 # --- 3. kernels -----------------------------------------------------------------
 # boot_check FLAVOUR OBJ: boot one kernel and judge it (results appended).
 boot_check() {
-	local flavour=$1 obj=$2 name=boot-$1 tmo rc
+	local flavour=$1 obj=$2 name=boot-$1 tmo rc arch
+	arch=$(flavour_arch "$flavour")
+	flavour_setup "$flavour"
 	# The debug kernel (KASAN, lockdep) is several times slower under TCG.
 	case $flavour in
 	debug) tmo=${TIMEOUT_DEBUG:-1200} ;;
 	*) tmo=${TIMEOUT:-900} ;;
 	esac
 	set +e
-	TIMEOUT=$tmo bash "$VM_DIR/run-qemu.sh" test "$obj/arch/x86/boot/bzImage" \
-		"$initrd" "$out/$name"
+	GUEST_ARCH=$arch TIMEOUT=$tmo bash "$VM_DIR/run-qemu.sh" test "$obj/$K_IMAGE" \
+		"$(initrd_of "$arch")" "$out/$name"
 	rc=$?
 	set -e
 	stage_start "check $name"
@@ -145,15 +159,27 @@ boot_check() {
 	rm -f "$results.$name"
 }
 
+# One initramfs per arch: initramfs.cpio (x86_64), initramfs-ARCH.cpio.
+initrd_of() {
+	[ "$1" = x86_64 ] && echo "$out/initramfs.cpio" || echo "$out/initramfs-$1.cpio"
+}
 # QEMU (single-threaded TCG) keeps one core busy, a build wants two: boot
 # each kernel in the background while the next one builds.  One boot at a
 # time; PARALLEL_BOOT=0 runs everything in sequence.
-initrd=$out/initramfs.cpio
-bash "$VM_DIR/mkinitramfs.sh" "$initrd"
-boot_pid=
-for flavour in ${FLAVOURS:-normal debug}; do
+boot_pid= initrds=
+for flavour in "${boots[@]}"; do
 	name=boot-$flavour
-	obj=$BUILD/obj-$kind$([ "$flavour" = debug ] && echo -debug || true)
+	flavour_setup "$flavour"
+	obj=$BUILD/obj-$kind$K_OBJ_SUFFIX
+	arch=$(flavour_arch "$flavour")
+	case " $initrds " in
+	*" $arch "*) ;;
+	*)	if ! bash "$VM_DIR/mkinitramfs.sh" "$(initrd_of "$arch")" "$arch"; then
+			record fail "$name" "no initramfs for $arch"
+			continue
+		fi
+		initrds+=" $arch" ;;
+	esac
 	if [ $patch_ok = 0 ]; then
 		record fail "$name" "not run: the patch does not apply"
 		continue
@@ -174,8 +200,11 @@ done
 
 # --- 4. review: checkpatch, sparse, kernel-doc --------------------------------------
 # Our patch only: the stock one is the reference, not ours to review.  We
-# hold build/.lock-ours, which review.sh would otherwise take.
-if [ "$kind" = ours ]; then
+# hold build/.lock-ours, which review.sh would otherwise take.  Its sparse
+# run uses the x86_64 objects (build/obj-ours).
+if [ "$kind" = ours ] && [[ " ${ARCHES:-x86_64} " != *" x86_64 "* ]]; then
+	msg "ARCHES has no x86_64: review.sh (sparse on build/obj-ours) not run"
+elif [ "$kind" = ours ]; then
 	stage_start "review: checkpatch, sparse, kernel-doc (review.sh)"
 	nbefore=$(wc -l < "$results")
 	if RB_LOCK_HELD=1 REVIEW_RESULTS=$results bash "$VM_DIR/review.sh"; then

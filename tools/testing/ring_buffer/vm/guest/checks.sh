@@ -369,6 +369,98 @@ check_per_cpu_stats() {
 	[ "$e/$r" = "0/100" ] || fail "after reading all: entries/read = $e/$r, want 0/100" || return 1
 }
 
+# marker_cpu FILE PREFIX: "COUNT CPUS ORDER" of the PREFIX-N markers in a
+# trace listing: how many, the CPU columns they carry (sorted, unique, e.g.
+# "000" or "000,001"), and "ok" when N runs 1, 2, 3, ... in order.
+marker_cpu() {
+	awk -v p="$2-" '{ for (i = 1; i <= NF; i++) if (index($i, p) == 1) {
+			n++; if (substr($i, length(p) + 1) + 0 != n) bad = 1
+			for (j = 1; j <= NF; j++) if ($j ~ /^\[[0-9]+\]$/) cpu[substr($j, 2, length($j) - 2)] = 1
+			break } }
+		END { s = ""; for (c in cpu) s = s (s == "" ? "" : ",") c
+			printf "%d %s %s\n", n, (s == "" ? "-" : s), (bad ? "bad" : "ok") }' "$1" |
+		awk '{ k = split($2, a, ","); for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++)
+			if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+			s = a[1]; for (i = 2; i <= k; i++) s = s "," a[i]; print $1, s, $3 }'
+}
+
+# cpu_lines FILE CPU: the event lines of CPU (e.g. 001) in a trace listing.
+cpu_lines() {
+	grep -cE "^ +.+-[0-9]+ +\[$2\] " "$1"
+}
+
+# CPU 1 goes offline while an instance traces and comes back: its events
+# written before stay readable while it is away, both CPUs trace after it
+# returned, the per-CPU counters add up to what the buffer lists, and the
+# CPU's own buffer_size_kb is the one it had before.
+check_cpu_hotplug() {
+	local on=/sys/devices/system/cpu/cpu1/online kb want got c
+	[ "$NCPU" -ge 2 ] || fail "one CPU only: boot with SMP=2 or more" || return 1
+	[ -w $on ] || fail "no writable $on (CONFIG_HOTPLUG_CPU?)" || return 1
+	[ "$(cat $on)" = 1 ] || fail "cpu1 is offline before the check" || return 1
+	inst hp || return 1
+	# A size of its own for CPU 1, to see that it survives.
+	echo 200 > $I/per_cpu/cpu1/buffer_size_kb || fail "cannot resize cpu1" || return 1
+	want=$(cat $I/per_cpu/cpu1/buffer_size_kb)
+	kb=$(cat $I/per_cpu/cpu0/buffer_size_kb)
+	[ "$want" != "$kb" ] || { drop hp; fail "cpu1 size $want = cpu0 size"; return 1; }
+	echo 1 > $I/events/sched/sched_switch/enable
+	markers $I rbhpa 20 0
+	markers $I rbhpb 20 1
+	# A writer on no CPU in particular goes on across both transitions.
+	touch $TMP/hp.run
+	(while [ -e $TMP/hp.run ]; do echo rbhp-any > $I/trace_marker; done) 2>/dev/null &
+	writer=$!
+	sleep 0.2
+	if ! echo 0 > $on || [ "$(cat $on)" != 0 ]; then
+		rm $TMP/hp.run; wait $writer; drop hp
+		fail "cpu1 did not go offline"
+		return 1
+	fi
+	# It really is offline: nothing can be pinned there.
+	if taskset -c 1 true 2>/dev/null; then
+		echo 1 > $on; rm $TMP/hp.run; wait $writer; drop hp
+		fail "a task ran on cpu1 while it was offline"
+		return 1
+	fi
+	markers $I rbhpc 20 0
+	cat $I/trace > $TMP/hp-off
+	if ! echo 1 > $on || [ "$(cat $on)" != 1 ]; then
+		rm $TMP/hp.run; wait $writer; drop hp
+		fail "cpu1 did not come back online"
+		return 1
+	fi
+	sleep 0.2
+	markers $I rbhpd 20 1
+	markers $I rbhpe 20 0
+	rm $TMP/hp.run
+	wait $writer
+	echo 0 > $I/tracing_on
+	cat $I/trace > $TMP/hp
+	got=$(cat $I/per_cpu/cpu1/buffer_size_kb)
+	for c in 0 1; do
+		cat $I/per_cpu/cpu$c/stats > $TMP/hp-st$c
+	done
+	drop hp
+	[ "$got" = "$want" ] || fail "cpu1 buffer_size_kb $want before, $got after" || return 1
+	# While offline: what cpu1 wrote before is still listed.
+	set -- $(marker_cpu $TMP/hp-off rbhpb)
+	[ "$1 $2 $3" = "20 001 ok" ] || fail "cpu1 offline: its markers read as '$*', want '20 001 ok'" || return 1
+	for want in "rbhpa 000" "rbhpb 001" "rbhpc 000" "rbhpd 001" "rbhpe 000"; do
+		set -- $want
+		got=$(marker_cpu $TMP/hp "$1")
+		[ "$got" = "20 $2 ok" ] || fail "$1 markers: '$got', want '20 $2 ok'" || return 1
+	done
+	for c in 0 1; do
+		e=$(stat_of $TMP/hp-st$c entries) o=$(stat_of $TMP/hp-st$c overrun)
+		d=$(stat_of $TMP/hp-st$c "dropped events") co=$(stat_of $TMP/hp-st$c "commit overrun")
+		n=$(cpu_lines $TMP/hp 00$c)
+		[ "$o/$d/$co" = 0/0/0 ] || fail "cpu$c overrun/dropped/commit_overrun = $o/$d/$co" || return 1
+		[ "$e" = "$n" ] || fail "cpu$c stats: $e entries, trace lists $n events" || return 1
+	done
+	echo "# cpu_hotplug: cpu0 $(cpu_lines $TMP/hp 000) events, cpu1 $(cpu_lines $TMP/hp 001), $(grep -c rbhp-any $TMP/hp) from the unpinned writer" >&3
+}
+
 # benchmark last: its rounds go on while the other checks run.
 # Checks shipped in other files (guest/tracecmd.sh, guest/ftracetest.sh,
 # packed into /lib/rb-checks.d/ by initramfs-clients.sh): each defines
@@ -379,7 +471,8 @@ for rb_extra in /lib/rb-checks.d/*.sh; do
 	[ -f "$rb_extra" ] && . "$rb_extra"
 done
 CHECKS="function_tracer events trace_pipe trace_pipe_raw snapshot instances
-	resize overwrite_on overwrite_off subbuf_size per_cpu_stats $EARLY_CHECKS
+	resize overwrite_on overwrite_off subbuf_size per_cpu_stats cpu_hotplug
+	$EARLY_CHECKS
 	benchmark $LATE_CHECKS"
 
 # run_tests [CHECK...]: run the checks (all of CHECKS by default) as KTAP.
