@@ -14,6 +14,8 @@
 #                       and, under QEMU (ratios only), the kernel's
 #                       ring_buffer_benchmark and the function tracer's overhead
 #   make kernel         build the kernel only
+#   make cross          our patch built W=1 up to vmlinux for arm and riscv64,
+#                       no warning in our files (also part of make test)
 #   make clean          remove build/ (everything generated)
 #
 # Variables (on the command line or in the environment):
@@ -49,12 +51,12 @@ INITRD := $(BUILD)/initramfs.cpio
 # Hand the knobs to the scripts.
 export STOCK QEMU_ACCEL SMP KERNEL_TREE JOBS FLAVOURS VERBOSE TIMEOUT TIMEOUT_DEBUG STARTUP_TESTS LOOPS
 
-.PHONY: help all patch tree kernel initramfs run shell test review bench clean
+.PHONY: help all patch tree kernel cross initramfs run shell test review bench clean
 
 all: help
 
 help:
-	@sed -n '3,32p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,34p' Makefile | sed 's/^# \{0,1\}//'
 
 # `make patch` always writes our patch, whatever STOCK says.
 patch:
@@ -69,6 +71,13 @@ tree:
 
 kernel: tree
 	@bash $(VM)/build-kernel.sh $(KIND) normal
+
+cross:
+	@bash $(VM)/prepare-tree.sh
+	@bash $(VM)/mkpatch.sh ours $(BUILD)/ring-buffer.patch
+	@bash $(VM)/apply-tree.sh ours $(BUILD)/ring-buffer.patch
+	@bash $(VM)/cross-link.sh arm ours
+	@bash $(VM)/cross-link.sh riscv64 ours
 
 initramfs:
 	@bash $(VM)/mkinitramfs.sh $(INITRD)
