@@ -25,6 +25,7 @@
 #   KERNEL_TREE=DIR     your own unpacked 6.12.y tree instead of Debian's tarball
 #   JOBS=N              make -j for the kernel build (default 2)
 #   FLAVOURS="normal debug"  which kernels `make test` boots
+#   CROSS=0             make test leaves out the arm/riscv64 link checks
 #   VERBOSE=1           show every line of the kernel build
 #   LOOPS=N             make bench: getppid calls per syscall run (500000)
 #   ICOUNT=...          make bench: -icount of the syscall boots
@@ -49,14 +50,14 @@ endif
 INITRD := $(BUILD)/initramfs.cpio
 
 # Hand the knobs to the scripts.
-export STOCK QEMU_ACCEL SMP KERNEL_TREE JOBS FLAVOURS VERBOSE TIMEOUT TIMEOUT_DEBUG STARTUP_TESTS LOOPS
+export STOCK QEMU_ACCEL SMP KERNEL_TREE JOBS FLAVOURS VERBOSE TIMEOUT TIMEOUT_DEBUG STARTUP_TESTS LOOPS CROSS
 
 .PHONY: help all patch tree kernel cross initramfs run shell test review bench clean
 
 all: help
 
 help:
-	@sed -n '3,34p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,35p' Makefile | sed 's/^# \{0,1\}//'
 
 # `make patch` always writes our patch, whatever STOCK says.
 patch:
