@@ -32,13 +32,15 @@ case $arch in
 arm)
 	karch=arm cross=arm-linux-gnueabihf- pkg=gcc-arm-linux-gnueabihf
 	lines=(CONFIG_ARCH_MULTI_V7=y CONFIG_ARCH_VIRT=y CONFIG_CPU_V7=y
-		CONFIG_AEABI=y)
+		CONFIG_AEABI=y CONFIG_HIST_TRIGGERS=y)
 	;;
 riscv64)
 	karch=riscv cross=riscv64-linux-gnu- pkg=gcc-riscv64-linux-gnu
 	# The arch default, probing at boot, is not "efficient": 64-bit
-	# accesses must then be 8-byte aligned.
+	# accesses must then be 8-byte aligned.  No ARCH_HAVE_NMI_SAFE_CMPXCHG
+	# (so no HIST_TRIGGERS).
 	lines=(CONFIG_ARCH_RV64I=y CONFIG_64BIT=y
+		"# CONFIG_ARCH_HAVE_NMI_SAFE_CMPXCHG is not set"
 		"# CONFIG_RISCV_EFFICIENT_UNALIGNED_ACCESS is not set"
 		CONFIG_HAVE_64BIT_ALIGNED_ACCESS=y)
 	;;
