@@ -15,6 +15,8 @@
 #                       and, under QEMU (ratios only), the kernel's
 #                       ring_buffer_benchmark and the function tracer's overhead
 #   make kernel         build the kernel only
+#   make cross          our patch built W=1 up to vmlinux for arm and riscv64,
+#                       no warning in our files (also part of make test)
 #   make clean          remove build/ (everything generated)
 #
 # Variables (on the command line or in the environment):
@@ -25,6 +27,7 @@
 #   JOBS=N              make -j for the kernel build (default 2)
 #   FLAVOURS="normal debug"  which x86_64 kernels `make test` boots
 #   ARCHES="x86_64 arm64 i386"  which architectures `make test` boots
+#   CROSS=0             make test leaves out the arm/riscv64 link checks
 #   VERBOSE=1           show every line of the kernel build
 #   LOOPS=N             make bench: getppid calls per syscall run (500000)
 #   ICOUNT=...          make bench: -icount of the syscall boots
@@ -49,14 +52,14 @@ endif
 INITRD := $(BUILD)/initramfs.cpio
 
 # Hand the knobs to the scripts.
-export STOCK QEMU_ACCEL SMP KERNEL_TREE JOBS FLAVOURS ARCHES VERBOSE TIMEOUT TIMEOUT_DEBUG STARTUP_TESTS LOOPS
+export STOCK QEMU_ACCEL SMP KERNEL_TREE JOBS FLAVOURS ARCHES VERBOSE TIMEOUT TIMEOUT_DEBUG STARTUP_TESTS LOOPS CROSS
 
-.PHONY: help all patch tree kernel initramfs run shell test review bench clean
+.PHONY: help all patch tree kernel cross initramfs run shell test review bench clean
 
 all: help
 
 help:
-	@sed -n '3,34p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,37p' Makefile | sed 's/^# \{0,1\}//'
 
 # `make patch` always writes our patch, whatever STOCK says.
 patch:
@@ -71,6 +74,13 @@ tree:
 
 kernel: tree
 	@bash $(VM)/build-kernel.sh $(KIND) normal
+
+cross:
+	@bash $(VM)/prepare-tree.sh
+	@bash $(VM)/mkpatch.sh ours $(BUILD)/ring-buffer.patch
+	@bash $(VM)/apply-tree.sh ours $(BUILD)/ring-buffer.patch
+	@bash $(VM)/cross-link.sh arm ours
+	@bash $(VM)/cross-link.sh riscv64 ours
 
 initramfs:
 	@bash $(VM)/mkinitramfs.sh $(INITRD)

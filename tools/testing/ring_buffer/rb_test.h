@@ -47,6 +47,12 @@ extern u64 t_clock_now;
 u64 t_clock(void);
 void t_clock_set(u64 v);
 
+/*
+ * Sub-buffer header as readers see it: a u64 time stamp, then the commit
+ * word, a local_t (a long: 4 bytes on 32-bit, so the data starts at 12).
+ */
+#define T_SB_HDR (8 + sizeof(long))
+
 /* payload helpers */
 void t_fill(void *p, unsigned int len, u32 seed);
 int t_check(const void *p, unsigned int len, u32 seed);

@@ -105,7 +105,7 @@ int main(int argc, char **argv)
 {
 	const char *corpus = NULL, *only = NULL, *skip = NULL;
 	int passed = 0, failed = 0, nr = 0, total;
-	int nr_corpus = 0, corpus_bad;
+	int nr_corpus = 0, corpus_bad, list = 0;
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--corpus") && i + 1 < argc)
@@ -122,6 +122,17 @@ int main(int argc, char **argv)
 			only = argv[++i];
 		else if (!strcmp(argv[i], "--skip") && i + 1 < argc)
 			skip = argv[++i];
+		else if (!strcmp(argv[i], "--list"))
+			list = 1;
+	}
+	if (list) {
+		for (int i = 0; i < rb_nr_unit_cases; i++)
+			printf("%s\n", rb_unit_cases[i].name);
+		for (int i = 0; i < rb_nr_model_cases; i++)
+			printf("%s\n", rb_model_cases[i].name);
+		for (int i = 0; i < rb_nr_stress_cases; i++)
+			printf("%s\n", rb_stress_cases[i].name);
+		return 0;
 	}
 	signal(SIGALRM, t_watchdog);
 	alarm(rb_opt_tsan ? 1200 : 600);
@@ -153,6 +164,8 @@ int main(int argc, char **argv)
 		nr++;
 		corpus_bad = t_replay_corpus(corpus, &nr_corpus);
 		printf("# corpus: %d inputs replayed\n", nr_corpus);
+		/* an unreadable or empty corpus would pass by testing nothing */
+		corpus_bad += !nr_corpus;
 		printf("%sok %d corpus_replay\n", corpus_bad ? "not " : "", nr);
 		if (corpus_bad)
 			failed++;

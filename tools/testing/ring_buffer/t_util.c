@@ -51,15 +51,15 @@ int t_parse_page(const void *page, size_t size, struct t_pevent *ev, int max,
 	u64 ts;
 	unsigned long commit_word;
 	size_t commit, off = 0;
-	const u8 *data = base + 16;
+	const u8 *data = base + T_SB_HDR;
 	int n = 0;
 
 	memcpy(&ts, base, 8);
-	memcpy(&commit_word, base + 8, 8);
+	memcpy(&commit_word, base + 8, sizeof(commit_word));
 	commit = commit_word & 0xfffff;
 	if (missed)
 		*missed = !!(commit_word & (1UL << 31));
-	if (commit > size - 16) {
+	if (commit > size - T_SB_HDR) {
 		printf("# page: commit %zu beyond the sub-buffer (%zu)\n", commit, size);
 		return -1;
 	}

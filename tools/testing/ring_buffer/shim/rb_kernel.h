@@ -26,7 +26,12 @@
 /* ------------------------------------------------------------------ */
 /* configuration                                                      */
 /* ------------------------------------------------------------------ */
+#if __SIZEOF_LONG__ == 8
 #define CONFIG_64BIT 1
+#define BITS_PER_LONG 64
+#else
+#define BITS_PER_LONG 32
+#endif
 #define CONFIG_SMP 1
 #define CONFIG_RING_BUFFER 1
 #define CONFIG_TRACING 1
@@ -34,7 +39,6 @@
 #define CONFIG_ARCH_HAVE_NMI_SAFE_CMPXCHG 1
 #define CONFIG_NR_CPUS 64
 #define NR_CPUS 64
-#define BITS_PER_LONG 64
 #define HZ 100
 
 #define IS_ENABLED(opt) __rb_enabled_##opt
@@ -55,7 +59,7 @@
 #define __rb_enabled_CONFIG_ARCH_HAVE_NMI_SAFE_CMPXCHG 1
 #define __rb_enabled_CONFIG_RING_BUFFER_ALLOW_SWAP 1
 #define __rb_enabled_CONFIG_MMU 0
-#define __rb_enabled_CONFIG_64BIT 1
+#define __rb_enabled_CONFIG_64BIT (BITS_PER_LONG == 64)
 #define __rb_enabled_CONFIG_SMP 1
 #define __rb_enabled_CONFIG_RING_BUFFER_RECORD_RECURSION 0
 #define __rb_enabled_CONFIG_RING_BUFFER_VALIDATE_TIME_DELTAS 0
@@ -85,8 +89,14 @@ typedef uint32_t __u32;
 typedef uint64_t __u64;
 typedef int32_t __s32;
 typedef int64_t __s64;
+/* the types glibc gives them, so that its headers may follow */
+#if BITS_PER_LONG == 64
 typedef long loff_t;
 typedef long ssize_t;
+#else
+typedef long long loff_t;
+typedef int ssize_t;
+#endif
 typedef unsigned int gfp_t;
 typedef unsigned int __poll_t;
 typedef unsigned long phys_addr_t;
@@ -408,10 +418,11 @@ static inline unsigned char interrupt_context_level(void)
 struct cpumask { unsigned long bits[NR_CPUS / BITS_PER_LONG]; };
 typedef struct cpumask cpumask_t;
 typedef struct cpumask cpumask_var_t[1];
-extern struct cpumask sim_online_mask;
+/* possible = present = CPUs 0 .. nr_cpu_ids - 1; sim_cpu_down/up change online */
+extern struct cpumask sim_online_mask, sim_possible_mask;
 #define cpu_online_mask ((const struct cpumask *)&sim_online_mask)
-#define cpu_possible_mask cpu_online_mask
-#define cpu_present_mask cpu_online_mask
+#define cpu_possible_mask ((const struct cpumask *)&sim_possible_mask)
+#define cpu_present_mask cpu_possible_mask
 #define nr_cpu_ids ((unsigned int)sim_nr_cpus)
 #define NUMA_NO_NODE (-1)
 static inline int cpu_to_node(int cpu) { (void)cpu; return 0; }
@@ -454,7 +465,7 @@ static inline int sim_mask_next_and(int cpu, const struct cpumask *a, const stru
 #define for_each_present_cpu(cpu) for_each_cpu((cpu), cpu_possible_mask)
 #define cpu_online(cpu) cpumask_test_cpu((cpu), cpu_online_mask)
 #define cpu_possible(cpu) cpumask_test_cpu((cpu), cpu_possible_mask)
-#define num_online_cpus() nr_cpu_ids
+#define num_online_cpus() ({ int __c, __n = 0; for_each_online_cpu(__c) __n++; __n; })
 #define num_possible_cpus() nr_cpu_ids
 static inline bool zalloc_cpumask_var(cpumask_var_t *m, gfp_t f)
 {
@@ -489,37 +500,34 @@ void sim_free_percpu(void *p);
 #define DECLARE_PER_CPU(type, name) extern typeof(type) name[NR_CPUS]
 #define per_cpu(var, cpu) ((var)[cpu])
 
-/* CPU hotplug: instances are brought up on every online CPU at once */
+/*
+ * CPU hotplug, the one state the ring buffer has: an added instance is
+ * kept on a list (sim.c); with calls, it is prepared on every online CPU
+ * first.  sim_cpu_up() prepares every listed instance for the CPU, then
+ * sets it online, as the kernel's CPUHP_TRACE_RB_PREPARE step does.
+ */
 struct hlist_node { struct hlist_node *next, **pprev; };
 struct hlist_head { struct hlist_node *first; };
 enum cpuhp_state { CPUHP_TRACE_RB_PREPARE = 1 };
 int trace_rb_cpu_prepare(unsigned int cpu, struct hlist_node *node);
-static inline int cpuhp_state_add_instance(enum cpuhp_state s, struct hlist_node *n)
-{
-	int cpu, ret;
-
-	(void)s;
-	for_each_online_cpu(cpu) {
-		ret = trace_rb_cpu_prepare(cpu, n);
-		if (ret)
-			return ret;
-	}
-	return 0;
-}
-#define cpuhp_state_add_instance_nocalls(s, n) ({ (void)(s); (void)(n); 0; })
-#define cpuhp_state_add_instance_nocalls_cpuslocked(s, n) ({ (void)(s); (void)(n); 0; })
-#define cpuhp_state_remove_instance_nocalls_cpuslocked(s, n) ({ (void)(s); (void)(n); 0; })
+int sim_cpuhp_add(struct hlist_node *n, bool call);
+void sim_cpuhp_remove(struct hlist_node *n);
+#define cpuhp_state_add_instance(s, n) ((void)(s), sim_cpuhp_add((n), true))
+#define cpuhp_state_add_instance_nocalls(s, n) ((void)(s), sim_cpuhp_add((n), false))
+#define cpuhp_state_add_instance_nocalls_cpuslocked(s, n) cpuhp_state_add_instance_nocalls(s, n)
+#define cpuhp_state_remove_instance(s, n) ({ (void)(s); sim_cpuhp_remove(n); 0; })
+#define cpuhp_state_remove_instance_nocalls(s, n) cpuhp_state_remove_instance(s, n)
+#define cpuhp_state_remove_instance_nocalls_cpuslocked(s, n) cpuhp_state_remove_instance(s, n)
 #define hlist_entry(p, t, m) container_of(p, t, m)
 #define hlist_entry_safe(p, t, m) ({ typeof(p) __p = (p); __p ? hlist_entry(__p, t, m) : NULL; })
-#define cpuhp_state_remove_instance(s, n) ({ (void)(s); (void)(n); 0; })
-#define cpuhp_state_remove_instance_nocalls(s, n) ({ (void)(s); (void)(n); 0; })
 
 /* ------------------------------------------------------------------ */
 /* atomics                                                            */
 /* ------------------------------------------------------------------ */
 typedef struct { int counter; } atomic_t;
 typedef struct { long counter; } atomic_long_t;
-typedef struct { s64 counter; } atomic64_t;
+/* 8-byte aligned as in the kernel: i386 aligns a plain s64 to 4 only */
+typedef struct { s64 counter __aligned(8); } atomic64_t;
 #define ATOMIC_INIT(i) { (i) }
 
 #define __RB_ATOMIC_OPS(pfx, T, V)							\
@@ -562,7 +570,7 @@ __RB_ATOMIC_OPS(atomic64, atomic64_t, s64)
  * the kernel; here a real atomic without ordering, as on most arches.
  */
 typedef struct { long counter; } local_t;
-typedef struct { s64 counter; } local64_t;
+typedef struct { s64 counter __aligned(8); } local64_t;
 /*
  * Test hook: an add to the counter at sim_local_split_at, from the thread
  * that set it, is a load, a call of sim_local_split_fn(), then a store -
@@ -965,7 +973,9 @@ static inline int get_order(unsigned long size)
 	return o;
 }
 long si_mem_available(void);
-#define totalram_pages() (1UL << 20)
+/* a machine of 4 GiB; 1 GiB on 32-bit, which must fit an address space */
+#define SIM_RAM_PAGES (BITS_PER_LONG == 64 ? 1L << 20 : 1L << 18)
+#define totalram_pages() ((unsigned long)SIM_RAM_PAGES)
 #define set_current_oom_origin() do { } while (0)
 #define clear_current_oom_origin() do { } while (0)
 #define flush_kernel_vmap_range(a, s) do { (void)(a); (void)(s); } while (0)
@@ -999,7 +1009,7 @@ void sim_udelay(unsigned long us);
 #define usleep_range(a, b) sim_udelay(a)
 #define yield() schedule()
 
-struct completion { long opaque[16]; int done; };
+struct completion { u64 opaque[16]; int done; };
 void init_completion(struct completion *c);
 #define reinit_completion(c) init_completion(c)
 void complete(struct completion *c);
@@ -1033,7 +1043,7 @@ void irq_work_sync(struct irq_work *w);
 #define irq_work_queue_on(w, cpu) irq_work_queue(w)
 
 /* wait queues: a generation counter bumped by every wake-up */
-struct wait_queue_head { spinlock_t lock; long opaque[16]; unsigned long gen; };
+struct wait_queue_head { spinlock_t lock; u64 opaque[16]; unsigned long gen; };
 typedef struct wait_queue_head wait_queue_head_t;
 void init_waitqueue_head(wait_queue_head_t *q);
 void wake_up_all(wait_queue_head_t *q);
@@ -1107,7 +1117,11 @@ u64 trace_clock(void);
 #define ktime_get_ns() sim_clock_ns()
 static inline unsigned long hash_long(unsigned long v, unsigned int bits)
 {
+#if BITS_PER_LONG == 64
 	return (v * 0x61C8864680B583EBUL) >> (64 - bits);
+#else
+	return (v * 0x61C88647UL) >> (32 - bits);
+#endif
 }
 #define hash_ptr(p, b) hash_long((unsigned long)(p), (b))
 

@@ -31,7 +31,7 @@ static __thread int sim_my_tid;
 
 int sim_nr_cpus = 1;
 int sim_exclusive = 1;
-struct cpumask sim_online_mask;
+struct cpumask sim_online_mask, sim_possible_mask;
 struct atomic_notifier_head panic_notifier_list;
 enum system_states system_state = SYSTEM_RUNNING;
 
@@ -465,12 +465,12 @@ bool mutex_is_locked(struct mutex *m)
 /* ---------------------------------------------------------------- */
 struct sim_mc { pthread_mutex_t m; pthread_cond_t c; };
 
-static struct sim_mc *sim_mc(long *opaque)
+static struct sim_mc *sim_mc(u64 *opaque)
 {
 	return (struct sim_mc *)opaque;
 }
 
-static void sim_mc_init(long *opaque)
+static void sim_mc_init(u64 *opaque)
 {
 	struct sim_mc *mc = sim_mc(opaque);
 
@@ -805,6 +805,66 @@ long sim_step_results(long *first_bad, int *status, long *tolerated)
 #endif
 
 /* ---------------------------------------------------------------- */
+/* CPU hotplug                                                      */
+/* ---------------------------------------------------------------- */
+static struct hlist_head sim_cpuhp_list;
+static pthread_mutex_t sim_cpuhp_lock = PTHREAD_MUTEX_INITIALIZER;
+
+int sim_cpuhp_add(struct hlist_node *n, bool call)
+{
+	int cpu, ret = 0;
+
+	pthread_mutex_lock(&sim_cpuhp_lock);
+	if (call) {
+		for_each_online_cpu(cpu) {
+			ret = trace_rb_cpu_prepare(cpu, n);
+			if (ret)
+				goto out;
+		}
+	}
+	n->next = sim_cpuhp_list.first;
+	if (n->next)
+		n->next->pprev = &n->next;
+	n->pprev = &sim_cpuhp_list.first;
+	sim_cpuhp_list.first = n;
+out:
+	pthread_mutex_unlock(&sim_cpuhp_lock);
+	return ret;
+}
+
+void sim_cpuhp_remove(struct hlist_node *n)
+{
+	pthread_mutex_lock(&sim_cpuhp_lock);
+	if (n->pprev) {
+		*n->pprev = n->next;
+		if (n->next)
+			n->next->pprev = n->pprev;
+		n->next = NULL;
+		n->pprev = NULL;
+	}
+	pthread_mutex_unlock(&sim_cpuhp_lock);
+}
+
+void sim_cpu_down(int cpu)
+{
+	cpumask_clear_cpu(cpu, &sim_online_mask);
+}
+
+int sim_cpu_up(int cpu)
+{
+	struct hlist_node *n;
+	int ret = 0;
+
+	pthread_mutex_lock(&sim_cpuhp_lock);
+	for (n = sim_cpuhp_list.first; n && !ret; n = n->next)
+		ret = trace_rb_cpu_prepare(cpu, n);
+	pthread_mutex_unlock(&sim_cpuhp_lock);
+	if (!ret)
+		cpumask_set_cpu(cpu, &sim_online_mask);
+	return ret;
+}
+
+/* ---------------------------------------------------------------- */
 /* memory                                                           */
 /* ---------------------------------------------------------------- */
 void sim_fail_alloc_after(long n)
@@ -826,11 +886,20 @@ static bool sim_alloc_fails(void)
 
 void *sim_kmalloc(size_t size, gfp_t f)
 {
+	size_t align;
 	void *p;
 
 	if (sim_alloc_fails())
 		return NULL;
-	p = malloc(size ? size : 1);
+	/*
+	 * The slab caches hand out objects at multiples of their size, so a
+	 * struct padded to a cache line comes cache-line aligned (UBSan checks
+	 * the alignment the type declares): align to the size's lowest set
+	 * bit, from 16 up to a page.  malloc() alone gives 16 bytes.
+	 */
+	align = size & -size;
+	align = align < 16 ? 16 : align > PAGE_SIZE ? PAGE_SIZE : align;
+	p = aligned_alloc(align, size ? ALIGN(size, align) : align);
 	if (p)
 		memset(p, (f & __GFP_ZERO) ? 0 : 0x6b, size);
 	return p;
@@ -894,7 +963,7 @@ void bitmap_free(const unsigned long *b)
 
 long si_mem_available(void)
 {
-	return 1L << 20;
+	return SIM_RAM_PAGES;
 }
 
 /* ---------------------------------------------------------------- */
@@ -988,6 +1057,7 @@ void sim_init(int nr_cpus)
 	memset(&sim_online_mask, 0, sizeof(sim_online_mask));
 	for (int cpu = 0; cpu < nr_cpus; cpu++)
 		cpumask_set_cpu(cpu, &sim_online_mask);
+	sim_possible_mask = sim_online_mask;
 	sim_bind(0);
 	if (done)
 		return;

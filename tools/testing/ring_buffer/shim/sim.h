@@ -55,6 +55,13 @@ void sim_fail_alloc_after(long n);
 int sim_step_sweep(void (*fn)(void), int tolerate);
 int sim_step_end(void);
 long sim_step_results(long *first_bad, int *status, long *tolerated);
+/*
+ * CPU hotplug: down clears the CPU from the online mask (the ring buffer
+ * has no teardown step); up runs trace_rb_cpu_prepare() for every buffer
+ * in existence, then sets it online.  Returns the first error.
+ */
+void sim_cpu_down(int cpu);
+int sim_cpu_up(int cpu);
 /* exclusive CPUs: atomic sections of threads on one simulated CPU do not overlap */
 void sim_set_exclusive(int on);
 /* Called once (then cleared) at the end of the next synchronize_rcu(). */

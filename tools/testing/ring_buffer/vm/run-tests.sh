@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # run-tests.sh: everything `make test` runs, in order:
-#   1. the user-space harness (make -C tools/testing/ring_buffer test), when
+#   1. the user-space harness (make -C tools/testing/ring_buffer test, then
+#      test32: the same as a 32-bit program), when
 #      tools/testing/ring_buffer/Makefile exists, then (ours only) the Spin
 #      model of the protocol (make -C tools/testing/ring_buffer model, then
 #      model-mutants): one result per property and one per mutant,
@@ -16,6 +17,8 @@
 #   4. (ours only) review.sh: checkpatch --strict, sparse and kernel-doc on
 #      our patch, one result per check; it runs after the builds (sparse
 #      needs build/obj-ours) while the last boot goes on.
+#   5. (ours only) cross-link.sh arm, riscv64: the patched tree built W=1
+#      up to vmlinux for those arches, no warning in our files.
 # Every stage goes on even when an earlier one failed (except that a patch
 # that does not apply stops the kernel stages: they would test something we
 # do not ship).  At the end: every result as KTAP and one line
@@ -73,6 +76,16 @@ if [ -f "$REPO/tools/testing/ring_buffer/Makefile" ]; then
 		stage_end
 	else
 		record fail "user-space harness" "make -C tools/testing/ring_buffer test failed"
+		stage_end FAILED
+	fi
+	# The same harness as a 32-bit program (i386; under qemu-i386 where
+	# the kernel runs no 32-bit binaries).
+	stage_start "user-space harness, 32-bit (make -C tools/testing/ring_buffer test32)"
+	if make -C "$REPO/tools/testing/ring_buffer" test32; then
+		record ok "user-space harness (32-bit)"
+		stage_end
+	else
+		record fail "user-space harness (32-bit)" "make -C tools/testing/ring_buffer test32 failed"
 		stage_end FAILED
 	fi
 else
@@ -217,6 +230,25 @@ elif [ "$kind" = ours ]; then
 	fi
 else
 	msg "STOCK=1: review.sh reviews our patch only; not run"
+fi
+
+# --- 5. compile-and-link checks for arm and riscv64 ---------------------------------
+# Our patch only, W=1 up to vmlinux, no warning in our files (cross-link.sh);
+# while the last boot runs, like the review.
+if [ "${CROSS:-1}" = 0 ]; then
+	msg "CROSS=0: the arm/riscv64 link checks are left out (make cross runs them)"
+elif [ "$kind" = ours ]; then
+	for arch in arm riscv64; do
+		if [ $patch_ok = 0 ]; then
+			record fail "cross: $arch link" "not run: the patch does not apply"
+		elif bash "$VM_DIR/cross-link.sh" "$arch" ours; then
+			record ok "cross: $arch link"
+		else
+			record fail "cross: $arch link" "see build/obj-ours-cross-$arch/build.log"
+		fi
+	done
+else
+	msg "STOCK=1: the arm/riscv64 link checks build our patch only; not run"
 fi
 [ -n "$boot_pid" ] && { wait "$boot_pid" || true; }
 
