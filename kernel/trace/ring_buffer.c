@@ -151,22 +151,40 @@ struct buffer_data_read_page {
 	struct rb_data_page	*data;
 };
 
-/* One slot of a per-CPU ring. */
+/*
+ * One slot of a per-CPU ring.  tag is the sub-buffer number held, shifted
+ * left by one, with RB_TAKEN set once the consuming reader owns the page:
+ * the writer then puts @next in its place when it starts the next lap.
+ */
 struct rb_subbuf {
 	struct rb_data_page	*page;
-	local_t			seq;		/* sub-buffer number held */
+	struct rb_data_page	*next;
+	atomic_long_t		tag;
 	local_t			cum;		/* events ever committed here */
 	unsigned long		retired;	/* cum when this lap began */
 	unsigned int		end;		/* data bytes, once left */
+	unsigned int		id;		/* page's place in a user mapping */
+	unsigned int		next_id;
 };
 
-/* Where a reader or an iterator stands, with its private copy. */
+#define RB_TAKEN		1UL
+/* Bytes of data in a commit word (the rest are the lost-events flags). */
+#define RB_COMMIT_MASK		(RB_SUBBUF_MAX - 1)
+/* rd_total before the reader asked, and when it cannot be told. */
+#define RB_TOTAL_ASK		(-1L)
+#define RB_TOTAL_LOST		(-2L)
+
+/*
+ * Where a reader or an iterator stands.  @copy is the page it decodes:
+ * for the consuming reader, once @own, the ring's own sub-buffer, read in
+ * place; for an iterator, a private copy (@own: of the reader's page).
+ */
 struct rb_cursor {
 	u64			seq;
 	unsigned int		off;		/* next byte to decode */
-	unsigned int		len;		/* bytes copied so far */
+	unsigned int		len;		/* bytes readable so far */
 	bool			done;		/* the writer has left seq */
-	bool			own;		/* we retired seq: the copy is final */
+	bool			own;
 	u64			ts;		/* stamp of the last event passed */
 	struct rb_data_page	*copy;
 };
@@ -195,12 +213,15 @@ struct rb_cpu {
 	/* Readers, serialised by reader_lock. */
 	raw_spinlock_t		reader_lock;
 	struct rb_cursor	rd;
-	unsigned long		rd_cnt;		/* events read from rd.seq */
-	unsigned long		rd_total;	/* events in rd.seq, once owned */
+	unsigned int		rd_id;		/* of rd.copy in a user mapping */
+	unsigned long		rd_base;	/* slot's cum when rd.seq began */
+	long			rd_total;	/* see rb_own_total() */
 	unsigned long		read;
-	unsigned long		overrun_adj;
 	unsigned long		lost_seen;	/* overrun already reported */
 	unsigned long		lost_mark;	/* overrun when rd.seq began */
+	/* User mappings, under buffer->mutex. */
+	struct trace_buffer_meta *meta;
+	unsigned int		mapped;
 
 	/* Geometry: changed only while writers are held off. */
 	struct rb_subbuf	*subbufs;
@@ -272,12 +293,23 @@ static bool rb_seq_before(u64 a, u64 b)
 }
 
 /*
- * A slot keeps only the low bits of its number (a local_t): compare in
- * those bits; a slot is never 2^31 sub-buffers behind the writer.
+ * A slot's tag keeps only the low bits of its number: compare in those
+ * bits; a slot is never 2^30 sub-buffers behind the writer.
  */
 static bool rb_slot_before(unsigned long a, unsigned long b)
 {
 	return (long)(a - b) < 0;
+}
+
+static unsigned long rb_tag(u64 seq)
+{
+	return (unsigned long)seq << 1;
+}
+
+/* Does slot tag @tag stand for sub-buffer @seq, taken or not? */
+static bool rb_tag_is(unsigned long tag, u64 seq)
+{
+	return (tag | RB_TAKEN) == (rb_tag(seq) | RB_TAKEN);
 }
 
 static u64 rb_mkpos(struct rb_cpu *cb, u64 seq, unsigned int off)
@@ -536,7 +568,7 @@ rb_tail_of(struct rb_cpu *cb, u64 seq)
 {
 	struct rb_subbuf *sb = READ_ONCE(cb->tail);
 
-	if (likely(local_read(&sb->seq) == (long)seq))
+	if (likely(rb_tag_is(atomic_long_read(&sb->tag), seq)))
 		return sb;
 	return rb_slot_of(cb, seq);
 }
@@ -544,27 +576,49 @@ rb_tail_of(struct rb_cpu *cb, u64 seq)
 /*
  * Claim slot @sb for sub-buffer @seq: record how many events the old lap
  * left (for the overrun count of the next push), then publish the new
- * number before any byte of the new lap is written.
+ * number before any byte of the new lap is written.  If the reader took
+ * the old lap's page, the page it left in @sb->next comes in its place.
  */
 static int rb_mark(struct rb_subbuf *sb, u64 seq)
 {
-	long old = local_read(&sb->seq);
-	unsigned long cum;
+	unsigned long cum = local_read(&sb->cum);
+	long old;
 
 	/*
-	 * Marked already by a writer that interrupted us on this CPU; its
-	 * smp_wmb() below orders our later stores as well.
+	 * The count before the tag: a writer that interrupts us here and
+	 * starts the lap (and counts events in it) leaves the tag moved on,
+	 * so that its count is never stored below as the lap's start.
 	 */
-	if (old == (long)seq)
+	barrier();
+	old = atomic_long_read(&sb->tag);
+	/*
+	 * Marked already by a writer that interrupted us on this CPU; its
+	 * barriers below order our later stores as well.
+	 */
+	if (rb_tag_is(old, seq))
 		return 0;
-	if (!rb_slot_before(old, seq))
+	if (!rb_slot_before(old, rb_tag(seq)))
 		return -EAGAIN;
-	cum = local_read(&sb->cum);
-	if (!local_try_cmpxchg(&sb->seq, &old, seq))
+	if (old & RB_TAKEN) {
+		/*
+		 * Only writers of this CPU change a taken tag, and a nested
+		 * one stores the same values: safe before the cmpxchg, which
+		 * orders them before the new tag for rb_take() and
+		 * rb_map_pages().
+		 */
+		WRITE_ONCE(sb->retired, cum);
+		WRITE_ONCE(sb->page, sb->next);
+		WRITE_ONCE(sb->id, sb->next_id);
+	}
+	/*
+	 * Against the reader's cmpxchg in rb_take(): a full atomic, as it
+	 * comes from another CPU.
+	 */
+	if (!atomic_long_try_cmpxchg(&sb->tag, &old, rb_tag(seq)))
 		return -EAGAIN;
 	/* A reader that lost the race for the slot may still read it. */
 	WRITE_ONCE(sb->retired, cum);
-	/* Pairs with the smp_rmb() before the seq check in rb_cur_fill(). */
+	/* Pairs with the smp_rmb() before the tag check in rb_cur_fill(). */
 	smp_wmb();
 	return 0;
 }
@@ -795,6 +849,38 @@ rb_reserve(struct trace_buffer *buffer, struct rb_cpu *cb, struct rb_wctx *wc,
 	return rb_set_data_header(ev, size, delta);
 }
 
+/* Commit is about to pass sub-buffers @s up to @last: final lengths. */
+static noinline void rb_pass_pages(struct rb_cpu *cb, u64 s, u64 last)
+{
+	for (; s != last; s++) {
+		struct rb_subbuf *sb = rb_slot_of(cb, s);
+
+		local_set(&sb->page->commit, READ_ONCE(sb->end));
+	}
+	/*
+	 * Pairs with the smp_rmb() between reading commit and a page's
+	 * commit word in rb_own_len(): a reader that sees commit beyond a
+	 * sub-buffer finds its final length in the page.
+	 */
+	smp_wmb();
+}
+
+/*
+ * The commit word of the page the commit position @w ends in is its data
+ * length, as 6.12's page format has it: the reader that owns the page and
+ * user space mappings read events up to it.  Called between the barrier
+ * that orders the events and the store of cb->commit.
+ */
+static __always_inline void rb_set_page_commit(struct rb_cpu *cb, u64 w)
+{
+	u64 last = rb_pseq(cb, w);
+	u64 s = rb_pseq(cb, local64_read(&cb->commit));
+
+	if (unlikely(s != last))
+		rb_pass_pages(cb, s, last);
+	local_set(&rb_tail_of(cb, last)->page->commit, rb_poff(cb, w));
+}
+
 /*
  * Give the guard back.  A nested writer restores the outer writer's key;
  * the outermost one publishes everything claimed so far, looping in case
@@ -816,10 +902,12 @@ static __always_inline bool rb_end_commit(struct rb_cpu *cb,
 		w = local64_read(&cb->write);
 		/*
 		 * Pairs with the smp_rmb() after reading commit in
-		 * rb_cur_fill(): event bytes, sub-buffer stamps and ends are
-		 * visible before the position that exposes them.
+		 * rb_cur_fill() and rb_own_len(): event bytes, sub-buffer
+		 * stamps and ends are visible before the position (and page
+		 * commit word) that exposes them.
 		 */
 		smp_wmb();
+		rb_set_page_commit(cb, w);
 		local64_set(&cb->commit, w);
 		barrier();
 		WRITE_ONCE(cb->top, RB_TOP_NONE);
@@ -1197,7 +1285,8 @@ u64 ring_buffer_event_time_stamp(struct trace_buffer *buffer,
 EXPORT_SYMBOL_GPL(ring_buffer_event_time_stamp);
 
 /* ---------------------------------------------------------------------
- * Read side: cursors over private copies
+ * Read side: the consuming reader reads the sub-buffer it owns in place;
+ * iterators read private copies
  */
 
 static void rb_cur_start(struct rb_cursor *cur, u64 seq)
@@ -1211,34 +1300,34 @@ static void rb_cur_start(struct rb_cursor *cur, u64 seq)
 }
 
 /*
- * The writer may be rewriting the bytes we copy: the seq check after the
+ * The writer may be rewriting the bytes we copy: the tag check after the
  * copy decides whether it is used, so the race is intended (data_race()).
  */
-static void rb_copy_out(struct rb_cursor *cur, struct rb_subbuf *sb,
+static void rb_copy_out(struct rb_cursor *cur, struct rb_data_page *page,
 			unsigned int have, unsigned int avail)
 {
-	struct rb_data_page *page = sb->page;
-
 	if (!have) {
-		/* Racy by design: validated by the seq check in rb_cur_fill(). */
+		/* Racy by design: validated by the tag check in rb_cur_fill(). */
 		cur->copy->time_stamp = data_race(page->time_stamp);
 	}
-	/* Racy by design: validated by the seq check in rb_cur_fill(). */
+	/* Racy by design: validated by the tag check in rb_cur_fill(). */
 	data_race(memcpy(&cur->copy->data[have], &page->data[have],
 			 avail - have));
 }
 
 /*
- * Copy what is readable of sub-buffer cur->seq beyond what the cursor has.
- * Return 0, or -EAGAIN when the slot was reused while we copied.
+ * Copy what is readable of sub-buffer cur->seq, still in the ring, beyond
+ * what an iterator has.  Return 0, or -EAGAIN when the slot was reused
+ * or taken by the reader (whose page may be gone to a read_page() caller:
+ * it is never read through the slot).
  */
 static int rb_cur_fill(struct rb_cpu *cb, struct rb_cursor *cur)
 {
 	struct rb_subbuf *sb = rb_slot_of(cb, cur->seq);
+	unsigned long tag = rb_tag(cur->seq);
 	u64 commit = local64_read(&cb->commit);
 	u64 cseq = rb_pseq(cb, commit);
-	/* Once: an NMI dump may run this beside a reader (see rb_lock()). */
-	unsigned int have = READ_ONCE(cur->len), avail;
+	unsigned int have = cur->len, avail;
 	bool done;
 
 	/* Pairs with the smp_wmb() in rb_end_commit(). */
@@ -1254,11 +1343,14 @@ static int rb_cur_fill(struct rb_cpu *cb, struct rb_cursor *cur)
 	}
 	if (avail > cb->cap || have > cb->cap)
 		return -EAGAIN;
+	/* Pairs with the cmpxchg in rb_mark(): the page is the tag's. */
+	if (atomic_long_read_acquire(&sb->tag) != tag)
+		return -EAGAIN;
 	if (avail > have)
-		rb_copy_out(cur, sb, have, avail);
+		rb_copy_out(cur, READ_ONCE(sb->page), have, avail);
 	/* Pairs with the smp_wmb() in rb_mark(). */
 	smp_rmb();
-	if (local_read(&sb->seq) != (long)cur->seq)
+	if (atomic_long_read(&sb->tag) != tag)
 		return -EAGAIN;
 	if (!have && !cur->off && avail)
 		cur->ts = cur->copy->time_stamp;
@@ -1268,8 +1360,8 @@ static int rb_cur_fill(struct rb_cpu *cb, struct rb_cursor *cur)
 }
 
 /*
- * Step over time and padding events; return the next data event in the
- * copy with its stamp in @ts, or NULL when the copy is used up.
+ * Step over time and padding events; return the next data event of the
+ * cursor's page with its stamp in @ts, or NULL when the page is used up.
  */
 static struct ring_buffer_event *
 rb_cur_event(struct trace_buffer *buffer, struct rb_cursor *cur, u64 *ts)
@@ -1307,109 +1399,199 @@ static void rb_cur_pass(struct rb_cursor *cur, struct ring_buffer_event *ev,
 	cur->ts = ts;
 }
 
-/* Overrun as the readers see it. */
 static unsigned long rb_overrun(struct rb_cpu *cb)
 {
-	return local_read(&cb->overrun) - READ_ONCE(cb->overrun_adj);
+	return local_read(&cb->overrun);
 }
 
 /*
- * Point the reader at sub-buffer @seq.  Events lost so far lie before it
- * and are reported with its first event.
+ * How far the reader's own page is readable, and whether the writer has
+ * left it (then the length is final).  The page's commit word is stored
+ * by the writer before cb->commit, see rb_set_page_commit().
+ */
+static void rb_own_len(struct rb_cpu *cb, struct rb_cursor *cur)
+{
+	u64 commit = local64_read(&cb->commit);
+	unsigned int len;
+
+	/* Pairs with the smp_wmb() in rb_pass_pages(). */
+	smp_rmb();
+	cur->done = rb_seq_before(cur->seq, rb_pseq(cb, commit));
+	len = local_read(&cur->copy->commit) & RB_COMMIT_MASK;
+	/* Pairs with the smp_wmb() in rb_end_commit(): events first. */
+	smp_rmb();
+	cur->len = max(cur->len, min(len, cb->cap));
+}
+
+/*
+ * Point the reader at sub-buffer @seq, not taken yet; its page stays its
+ * spare.  Events lost so far lie before it and are reported with its
+ * first event.
  */
 static void rb_rd_move(struct rb_cpu *cb, u64 seq)
 {
-	cb->rd_cnt = 0;
 	rb_cur_start(&cb->rd, seq);
 	cb->lost_mark = rb_overrun(cb);
 }
 
-/* Catch up with a writer that pushed our sub-buffer out. */
+/* Catch up with a writer that pushed the next sub-buffer out. */
 static void rb_rd_sync(struct rb_cpu *cb)
 {
 	u64 head = atomic64_read(&cb->head);
 
-	if (cb->rd.own || head == cb->rd.seq)
-		return;
-	/* The push counted all its events as lost; ours were read. */
-	WRITE_ONCE(cb->overrun_adj, cb->overrun_adj + cb->rd_cnt);
-	rb_rd_move(cb, head);
+	if (!cb->rd.own && head != cb->rd.seq)
+		rb_rd_move(cb, head);
+}
+
+/* Has the writer published data in sub-buffer @seq or beyond? */
+static bool rb_has_data(struct rb_cpu *cb, u64 seq)
+{
+	u64 commit = local64_read(&cb->commit);
+
+	return rb_seq_before(seq, rb_pseq(cb, commit)) ||
+	       (seq == rb_pseq(cb, commit) && rb_poff(cb, commit));
 }
 
 /*
- * The copy of a finished sub-buffer is complete: retire the sub-buffer so
- * the writer may reuse its slot, and read the rest from the copy.  Like
- * the 6.12 reader page, this gives the ring one sub-buffer more room once
- * a reader is at work.
+ * Take sub-buffer rd.seq, the head, out of the ring: the reader reads its
+ * page in place, even while the writer still fills it, and the slot gets
+ * the reader's spare page for its next lap.  Returns whether it worked;
+ * if not, the writer pushed the sub-buffer out first (its events count as
+ * overrun) and rb_rd_sync() moves on.
  */
-static void rb_rd_take(struct rb_cpu *cb)
+static bool rb_take(struct rb_cpu *cb)
 {
-	struct rb_subbuf *sb = rb_slot_of(cb, cb->rd.seq);
-	/* Racy when the writer pushes seq first; then total goes unused. */
-	unsigned long total = local_read(&sb->cum) - READ_ONCE(sb->retired);
-	s64 seq = cb->rd.seq;
+	u64 seq = cb->rd.seq;
+	struct rb_subbuf *sb = rb_slot_of(cb, seq);
+	long tag = rb_tag(seq);
+	struct rb_data_page *page;
+	unsigned long base;
+	unsigned int id;
+	s64 head = seq;
 
 	/*
-	 * Pairs with the cmpxchg in rb_push() (or its acquire re-read of
-	 * head when that fails) and the acquire in rb_make_room().  The
-	 * slot's counts were read before: once head
-	 * moves, the writer may start the next lap in it.
+	 * Pairs with the smp_wmb() in rb_end_commit(): rb_has_data() saw
+	 * data in @seq, so the slot's lap has begun (rb_mark() is done).
+	 * Stable while the tag is @seq, not taken: the cmpxchg checks it.
 	 */
-	if (atomic64_try_cmpxchg(&cb->head, &seq, seq + 1)) {
-		cb->rd.own = true;
-		cb->rd_total = total;
-	} else {
-		rb_rd_sync(cb);
-	}
+	smp_rmb();
+	page = READ_ONCE(sb->page);
+	base = READ_ONCE(sb->retired);
+	id = READ_ONCE(sb->id);
+
+	sb->next = cb->rd.copy;
+	sb->next_id = cb->rd_id;
+	/*
+	 * Pairs with the cmpxchg in rb_mark(): either the writer started
+	 * the slot's next lap first (the cmpxchg fails, head has moved on)
+	 * or it will find RB_TAKEN and use next, which this full barrier
+	 * publishes.  From here on the writer never writes @page again
+	 * once it has left @seq.
+	 */
+	if (!atomic_long_try_cmpxchg(&sb->tag, &tag, tag | RB_TAKEN))
+		return false;
+	cb->rd.copy = page;
+	cb->rd_id = id;
+	/*
+	 * Pairs with the cmpxchg in rb_push(): if the writer retired @seq
+	 * first, its events were counted as overrun and @page, out of the
+	 * ring for good, is just our spare.
+	 */
+	if (!atomic64_try_cmpxchg(&cb->head, &head, seq + 1))
+		return false;
+	cb->rd.own = true;
+	cb->rd_base = base;
+	cb->rd_total = RB_TOTAL_ASK;
+	rb_own_len(cb, &cb->rd);
+	cb->rd.ts = page->time_stamp;
+	return true;
 }
 
 /*
- * Next event for the consuming reader; caller holds reader_lock.  With
- * @take clear (emptiness checks) a finished sub-buffer is retired only
- * once its copy is used up, so iterators opened meanwhile still find it
- * in the ring.
+ * Events in the reader's page once the writer has left it, or -1 when
+ * that can no longer be told: rb_mark() keeps the count of the lap before
+ * in retired, and a lap later it is gone; a resize moves the slots.
+ * rd_total caches it.
+ */
+static long rb_own_total(struct rb_cpu *cb)
+{
+	u64 seq = cb->rd.seq;
+	struct rb_subbuf *sb = rb_slot_of(cb, seq);
+	unsigned long cum;
+	long n = RB_TOTAL_LOST;
+
+	if (cb->rd_total != RB_TOTAL_ASK)
+		return cb->rd_total < 0 ? -1 : cb->rd_total;
+	cum = local_read(&sb->cum);
+	/* Pairs with the cmpxchg in rb_mark(): cum is still our lap's. */
+	smp_rmb();
+	if (atomic_long_read(&sb->tag) == (rb_tag(seq) | RB_TAKEN)) {
+		n = cum - cb->rd_base;
+	} else {
+		cum = READ_ONCE(sb->retired);
+		/* Pairs with the cmpxchg in rb_mark(): our lap's end. */
+		smp_rmb();
+		if (atomic_long_read(&sb->tag) == rb_tag(seq + cb->nr))
+			n = cum - cb->rd_base;
+	}
+	cb->rd_total = n;
+	return n < 0 ? -1 : n;
+}
+
+/*
+ * Next event for the consuming reader; caller holds reader_lock.  A
+ * sub-buffer is taken when the reader gets to it; it is left once the
+ * writer has left it and every event is read.
  */
 static struct ring_buffer_event *
-rb_rd_look(struct trace_buffer *buffer, struct rb_cpu *cb, u64 *ts, bool take)
+rb_rd_look(struct trace_buffer *buffer, struct rb_cpu *cb, u64 *ts)
 {
+	struct rb_cursor *rd = &cb->rd;
 	struct ring_buffer_event *ev;
 	int tries;
 
 	for (tries = 0; tries < RB_READ_TRIES; tries++) {
-		rb_rd_sync(cb);
-		ev = rb_cur_event(buffer, &cb->rd, ts);
+		ev = rb_cur_event(buffer, rd, ts);
 		if (ev)
 			return ev;
-		if (cb->rd.own) {
-			rb_rd_move(cb, cb->rd.seq + 1);
+		if (rd->own) {
+			if (!rd->done) {
+				rb_own_len(cb, rd);
+				if (rd->off < rd->len)
+					continue;
+				if (!rd->done)
+					return NULL;
+			}
+			rb_rd_move(cb, rd->seq + 1);
 			continue;
 		}
-		if (rb_cur_fill(cb, &cb->rd)) {
-			/* The slot was reused, so head has moved: see it. */
-			smp_rmb();
-			continue;
-		}
-		if (cb->rd.done && (take || cb->rd.off >= cb->rd.len)) {
-			rb_rd_take(cb);
-			continue;
-		}
-		if (cb->rd.off >= cb->rd.len)
+		rb_rd_sync(cb);
+		if (!rb_has_data(cb, rd->seq))
 			return NULL;
+		rb_take(cb);
 	}
 	return NULL;
 }
 
-static struct ring_buffer_event *
-rb_rd_peek(struct trace_buffer *buffer, struct rb_cpu *cb, u64 *ts)
+/* Is there anything to read, without taking a sub-buffer?  Lock held. */
+static bool rb_rd_pending(struct rb_cpu *cb)
 {
-	return rb_rd_look(buffer, cb, ts, true);
+	struct rb_cursor *rd = &cb->rd;
+
+	if (rd->own) {
+		rb_own_len(cb, rd);
+		if (rd->off < rd->len)
+			return true;
+		return rd->done && rb_has_data(cb, rd->seq + 1);
+	}
+	rb_rd_sync(cb);
+	return rb_has_data(cb, rd->seq);
 }
 
 static void rb_rd_consume(struct rb_cpu *cb, struct ring_buffer_event *ev,
 			  u64 ts)
 {
 	rb_cur_pass(&cb->rd, ev, ts);
-	cb->rd_cnt++;
 	WRITE_ONCE(cb->read, cb->read + 1);
 }
 
@@ -1437,7 +1619,7 @@ rb_read_one(struct trace_buffer *buffer, int cpu, u64 *ts,
 	if (!cb || rb_nmi_no_read())
 		return NULL;
 	locked = rb_lock(cb, &flags);
-	ev = rb_rd_peek(buffer, cb, &t);
+	ev = rb_rd_look(buffer, cb, &t);
 	if (ev) {
 		if (lost_events)
 			*lost_events = rb_take_lost(cb, consume);
@@ -1448,6 +1630,28 @@ rb_read_one(struct trace_buffer *buffer, int cpu, u64 *ts,
 	}
 	rb_unlock(cb, flags, locked);
 	return ev;
+}
+
+/* Refresh what a user mapping's meta page says.  Reader lock held. */
+static void rb_meta_update(struct rb_cpu *cb)
+{
+	struct trace_buffer_meta *m = cb->meta;
+	struct rb_cursor *rd = &cb->rd;
+	unsigned int read = rd->off;
+
+	if (!m)
+		return;
+	/* A page the reader has left is read to the end. */
+	if (!rd->own)
+		read = local_read(&rd->copy->commit) & RB_COMMIT_MASK;
+	WRITE_ONCE(m->reader.lost_events, 0);
+	WRITE_ONCE(m->reader.id, cb->rd_id);
+	WRITE_ONCE(m->reader.read, read);
+	WRITE_ONCE(m->entries, local_read(&cb->committed));
+	WRITE_ONCE(m->overrun, rb_overrun(cb));
+	WRITE_ONCE(m->read, cb->read);
+	flush_dcache_folio(virt_to_folio(m));
+	flush_dcache_folio(virt_to_folio(rd->copy));
 }
 
 /**
@@ -1500,8 +1704,10 @@ static struct rb_data_page *rb_page_alloc(int cpu, unsigned int order,
 {
 	struct page *page;
 
+	/* Compound: a user mapping takes a reference on each page. */
 	page = alloc_pages_node(cpu_to_node(cpu),
-				gfp | __GFP_NOWARN | __GFP_ZERO, order);
+				gfp | __GFP_NOWARN | __GFP_ZERO | __GFP_COMP,
+				order);
 	return page ? page_address(page) : NULL;
 }
 
@@ -1648,18 +1854,20 @@ static unsigned int rb_rd_span(struct trace_buffer *buffer, struct rb_cpu *cb,
 }
 
 /*
- * A whole sub-buffer the reader owns: hand over the copy page itself and
- * take the caller's page as the next copy.  No walk, no second copy.
+ * A whole sub-buffer the reader owns and the writer has left: hand over
+ * its page itself and keep the caller's page as the reader's spare.  No
+ * walk, no copy.
  */
 static struct rb_data_page *rb_rd_give(struct rb_cpu *cb,
-				       struct buffer_data_read_page *rpage)
+				       struct buffer_data_read_page *rpage,
+				       long total)
 {
 	struct rb_data_page *page = cb->rd.copy;
 
 	cb->rd.copy = rpage->data;
 	rpage->data = page;
-	cb->rd.off = cb->rd.len;
-	WRITE_ONCE(cb->read, cb->read + cb->rd_total);
+	WRITE_ONCE(cb->read, cb->read + total);
+	rb_rd_move(cb, cb->rd.seq + 1);
 	return page;
 }
 
@@ -1671,36 +1879,35 @@ static int rb_rd_page(struct trace_buffer *buffer, struct rb_cpu *cb,
 	struct rb_cursor *rd = &cb->rd;
 	unsigned long events = 0, lost, commit;
 	unsigned int start, n, used;
+	long total = -1;
 	u64 base, ts;
-	int tries;
 
-	/* Copy all that is readable now, so rd->done is current. */
-	for (tries = 0; tries < RB_READ_TRIES; tries++) {
-		rb_rd_sync(cb);
-		if (rd->own || !rb_cur_fill(cb, rd))
-			break;
-		/* Pairs with the barriers in rb_push(): see head move. */
-		smp_rmb();
-	}
-	if (!rb_rd_peek(buffer, cb, &ts))
+	if (!rb_rd_look(buffer, cb, &ts))
 		return -1;
+	if (!rd->done)
+		rb_own_len(cb, rd);
 	if (full && !rd->done)
 		return -1;
 	start = rd->off;
 	base = rd->ts;
-	if (rd->own && !start && rd->len <= room) {
+	/* A mapping shows the ring's pages: they never leave it. */
+	if (rd->done && !start && rd->len <= room && !cb->mapped)
+		total = rb_own_total(cb);
+	if (total >= 0) {
 		n = rd->len;
-		dst = rb_rd_give(cb, rpage);
+		/* Before the move: later losses go with the next page. */
+		lost = rb_take_lost(cb, true);
+		dst = rb_rd_give(cb, rpage, total);
 	} else {
 		n = rb_rd_span(buffer, cb, room, &events);
 		if (!n)
 			return -1;
+		lost = rb_take_lost(cb, true);
 		memcpy(dst->data, &rd->copy->data[start], n);
 		dst->time_stamp = base;
 	}
 	commit = n;
 	used = n;
-	lost = rb_take_lost(cb, true);
 	if (lost) {
 		commit |= RB_MISSED_EVENTS;
 		if (n + sizeof(long) <= cb->cap) {
@@ -1769,10 +1976,9 @@ struct ring_buffer_iter {
 };
 
 /*
- * Start at the consuming reader's position, with a copy of what it has
- * copied (the only copy left once the reader owns it).  Caller holds
- * reader_lock.  Returns false, leaving the iterator empty, when the
- * sub-buffers are no longer of the size of the iterator's copy.
+ * Start at the consuming reader's position, with a copy of the page it
+ * owns.  Caller holds reader_lock.  Returns false, leaving the iterator
+ * empty, when the sub-buffers are no longer of the size of its copy.
  */
 static bool rb_iter_from_reader(struct ring_buffer_iter *iter)
 {
@@ -1785,6 +1991,8 @@ static bool rb_iter_from_reader(struct ring_buffer_iter *iter)
 		return false;
 	}
 	rb_rd_sync(cb);
+	if (cb->rd.own)
+		rb_own_len(cb, &cb->rd);
 	iter->resets = cb->resets;
 	iter->cur = cb->rd;
 	iter->cur.copy = copy;
@@ -1792,25 +2000,58 @@ static bool rb_iter_from_reader(struct ring_buffer_iter *iter)
 	return true;
 }
 
+/* More of the page the reader owns, which the iterator is on. */
+static void rb_iter_own_fill(struct ring_buffer_iter *iter)
+{
+	struct rb_cursor *cur = &iter->cur, *rd = &iter->cb->rd;
+	unsigned int have = cur->len;
+
+	rb_own_len(iter->cb, rd);
+	if (!have && !cur->off)
+		cur->ts = rd->copy->time_stamp;
+	if (rd->len > have)
+		memcpy(&cur->copy->data[have], &rd->copy->data[have],
+		       rd->len - have);
+	cur->len = max(have, rd->len);
+	cur->done = rd->done;
+	cur->own = true;
+}
+
 /*
  * Refill the iterator's copy.  The reader lock keeps a resize or an order
  * change (which may race with opening the iterator) from swapping the
- * ring under the copy.  -EINVAL: the sub-buffer size changed, stop.
+ * ring under the copy, and the reader from giving its page away while it
+ * is copied.  -EINVAL: the sub-buffer size changed, stop.
  */
 static int rb_iter_fill(struct ring_buffer_iter *iter)
 {
+	struct rb_cursor *cur = &iter->cur;
 	struct rb_cpu *cb = iter->cb;
 	unsigned long flags;
-	int ret = -EINVAL;
+	int ret = 0;
+	u64 head;
 
 	raw_spin_lock_irqsave(&cb->reader_lock, flags);
+	head = atomic64_read(&cb->head);
 	if (cb->resets != iter->resets) {
 		/* Emptied since we looked: start over at the new head. */
 		iter->resets = cb->resets;
-		rb_cur_start(&iter->cur, atomic64_read(&cb->head));
+		rb_cur_start(cur, head);
 		ret = -EAGAIN;
-	} else if (cb->order == iter->order) {
-		ret = rb_cur_fill(cb, &iter->cur);
+	} else if (cb->order != iter->order) {
+		ret = -EINVAL;
+	} else if (cb->rd.own && cb->rd.seq == cur->seq) {
+		rb_iter_own_fill(iter);
+	} else if (cur->own) {
+		/* The reader has moved on: the rest of its page is read. */
+		cur->done = true;
+	} else if (rb_seq_before(cur->seq, head)) {
+		/* The writer overwrote what we were about to show. */
+		iter->dropped = true;
+		rb_cur_start(cur, head);
+		ret = -EAGAIN;
+	} else {
+		ret = rb_cur_fill(cb, cur);
 	}
 	raw_spin_unlock_irqrestore(&cb->reader_lock, flags);
 	return ret;
@@ -1904,16 +2145,9 @@ ring_buffer_iter_peek(struct ring_buffer_iter *iter, u64 *ts)
 		iter->ev = rb_cur_event(iter->buffer, cur, &iter->ev_ts);
 		if (iter->ev)
 			break;
-		if (cur->own || cur->done) {
+		if (cur->done) {
 			rb_cur_start(cur, cur->seq + 1);
 			continue;
-		}
-		/* After a reset rb_iter_fill() moves us, without a drop. */
-		if (READ_ONCE(cb->resets) == iter->resets &&
-		    rb_seq_before(cur->seq, atomic64_read(&cb->head))) {
-			/* The writer overwrote what we were about to show. */
-			iter->dropped = true;
-			rb_cur_start(cur, atomic64_read(&cb->head));
 		}
 		ret = rb_iter_fill(iter);
 		if (ret == -EINVAL)
@@ -2035,10 +2269,31 @@ static struct rb_subbuf *rb_alloc_ring(int cpu, unsigned long nr,
 static void rb_slot_clear(struct rb_subbuf *sb, u64 seq,
 			  unsigned long nr)
 {
-	local_set(&sb->seq, seq - nr);
+	atomic_long_set(&sb->tag, rb_tag(seq - nr));
 	local_set(&sb->cum, 0);
 	sb->retired = 0;
 	sb->end = 0;
+}
+
+/*
+ * Writers held off (or gone): every taken slot but the one of sub-buffer
+ * @keep, which the writer is still filling, gets the page the reader left
+ * for it now rather than at its next lap.  The reader keeps its page.
+ */
+static void rb_untake(struct rb_cpu *cb, bool all, u64 keep)
+{
+	unsigned long i;
+
+	for (i = 0; i < cb->nr; i++) {
+		struct rb_subbuf *sb = &cb->subbufs[i];
+		long tag = atomic_long_read(&sb->tag);
+
+		if (!(tag & RB_TAKEN) || (!all && rb_tag_is(tag, keep)))
+			continue;
+		sb->page = sb->next;
+		sb->id = sb->next_id;
+		atomic_long_set(&sb->tag, tag & ~RB_TAKEN);
+	}
 }
 
 /*
@@ -2052,10 +2307,12 @@ static void rb_cpu_clear(struct rb_cpu *cb, u64 base)
 	struct rb_subbuf *first = rb_slot_of(cb, base);
 	unsigned long i;
 
+	rb_untake(cb, true, 0);
 	for (i = 0; i < cb->nr; i++)
 		rb_slot_clear(rb_slot_of(cb, base + i), base + i, cb->nr);
-	local_set(&first->seq, base);
+	atomic_long_set(&first->tag, rb_tag(base));
 	first->page->time_stamp = 0;
+	local_set(&first->page->commit, 0);
 	cb->tail = first;
 	local64_set(&cb->write, rb_mkpos(cb, base, 0));
 	local64_set(&cb->commit, rb_mkpos(cb, base, 0));
@@ -2068,9 +2325,10 @@ static void rb_cpu_clear(struct rb_cpu *cb, u64 base)
 	atomic64_set(&cb->head, base);
 	WRITE_ONCE(cb->resets, cb->resets + 1);
 	rb_cur_start(&cb->rd, base);
-	cb->rd_cnt = 0;
+	/* A mapping shows the reader's page: empty now. */
+	cb->rd.copy->time_stamp = 0;
+	local_set(&cb->rd.copy->commit, 0);
 	cb->read = 0;
-	cb->overrun_adj = 0;
 	cb->lost_seen = 0;
 	cb->lost_mark = 0;
 }
@@ -2087,7 +2345,10 @@ static void rb_cpu_free(struct rb_cpu *cb)
 {
 	if (!cb)
 		return;
+	if (cb->subbufs)
+		rb_untake(cb, true, 0);
 	rb_free_ring(cb->subbufs, cb->nr, cb->order);
+	rb_page_free((void *)cb->meta, cb->order);
 	rb_page_free(cb->rd.copy, cb->order);
 	kfree(cb);
 }
@@ -2278,13 +2539,17 @@ static void rb_release_writers(struct rb_cpu *cb)
 	atomic_sub(RB_HELD, &cb->record_disabled);
 }
 
+/* Is a ring concerned open to an iterator or mapped?  Mutex held. */
 static bool rb_any_iter(struct trace_buffer *buffer, int cpu_id)
 {
+	struct rb_cpu *cb;
 	int cpu;
 
 	for_each_cpu(cpu, buffer->cpumask) {
-		if ((cpu_id == RING_BUFFER_ALL_CPUS || cpu == cpu_id) &&
-		    atomic_read(&per_cpu_ptr(buffer->slots, cpu)->cb->iters))
+		if (cpu_id != RING_BUFFER_ALL_CPUS && cpu != cpu_id)
+			continue;
+		cb = per_cpu_ptr(buffer->slots, cpu)->cb;
+		if (atomic_read(&cb->iters) || cb->mapped)
 			return true;
 	}
 	return false;
@@ -2304,9 +2569,12 @@ static unsigned long rb_rebuild(struct rb_cpu *cb, struct rb_subbuf *ring,
 	u64 first = head, s;
 	unsigned long used = 0, i;
 
-	if (last - head >= nr)
+	rb_untake(cb, false, last);
+	if (rb_seq_before(last, head))
+		first = last;	/* the reader's page, still the writer's */
+	else if (last - head >= nr)
 		first = last - nr + 1;
-	for (s = head; s != first; s++) {
+	for (s = head; rb_seq_before(s, first); s++) {
 		struct rb_subbuf *old = rb_slot_of(cb, s);
 
 		local_add(local_read(&old->cum) - old->retired, &cb->overrun);
@@ -2328,7 +2596,11 @@ static unsigned long rb_rebuild(struct rb_cpu *cb, struct rb_subbuf *ring,
 	cb->tail = &ring[rb_mod(last, nr)];
 	cb->subbufs = ring;
 	cb->nr = nr;
-	atomic64_set(&cb->head, first);
+	if (rb_seq_before(head, first))
+		atomic64_set(&cb->head, first);
+	/* The slots moved: the count of the reader's page is lost. */
+	if (cb->rd.own && cb->rd_total == RB_TOTAL_ASK)
+		cb->rd_total = RB_TOTAL_LOST;
 	rb_rd_sync(cb);
 	return used;
 }
@@ -2388,7 +2660,7 @@ out:
  *
  * Context: Process context, may sleep.
  * Return: 0 (also for a CPU the buffer does not have), -EBUSY while an
- * iterator is open, -ENOMEM.
+ * iterator is open or the ring is mapped, -ENOMEM.
  */
 int ring_buffer_resize(struct trace_buffer *buffer, unsigned long size,
 		       int cpu_id)
@@ -2455,6 +2727,7 @@ static void rb_reset_one(struct rb_cpu *cb)
 	 * atomic store, so that none of their increments straddles it.
 	 */
 	atomic_long_set(&cb->dropped, 0);
+	rb_meta_update(cb);
 	raw_spin_unlock_irq(&cb->reader_lock);
 }
 
@@ -2533,7 +2806,8 @@ EXPORT_SYMBOL_GPL(ring_buffer_reset);
  *
  * Context: Any context but NMI; does not sleep.
  * Return: 0, -EINVAL when the CPU is missing or the rings differ in size,
- * -EAGAIN when recording is disabled on either side.
+ * -EAGAIN when recording is disabled on either side, -EBUSY while an
+ * iterator is open or a ring is mapped.
  */
 int ring_buffer_swap_cpu(struct trace_buffer *buffer_a,
 			 struct trace_buffer *buffer_b, int cpu)
@@ -2549,6 +2823,9 @@ int ring_buffer_swap_cpu(struct trace_buffer *buffer_a,
 	    atomic_read(&cb->record_disabled))
 		return -EAGAIN;
 	if (atomic_read(&ca->iters) || atomic_read(&cb->iters))
+		return -EBUSY;
+	/* trace.c refuses snapshots of a mapped buffer before this. */
+	if (WARN_ON_ONCE(READ_ONCE(ca->mapped) || READ_ONCE(cb->mapped)))
 		return -EBUSY;
 	WRITE_ONCE(per_cpu_ptr(buffer_a->slots, cpu)->cb, cb);
 	WRITE_ONCE(per_cpu_ptr(buffer_b->slots, cpu)->cb, ca);
@@ -2626,6 +2903,7 @@ static void rb_reorder_cpu(struct rb_cpu *cb, unsigned int order,
 	keep[1] = rb_overrun(cb);
 	keep[2] = cb->read;
 	keep[3] = local_read(&cb->commit_overrun);
+	rb_untake(cb, true, 0);
 	old_ring = cb->subbufs;
 	old_copy = cb->rd.copy;
 	old_order = cb->order;
@@ -2656,8 +2934,8 @@ static void rb_reorder_cpu(struct rb_cpu *cb, unsigned int order,
  * ring keeps (about) the same size in bytes.
  *
  * Context: Process context, may sleep.
- * Return: 0, -EINVAL for a bad order, -EBUSY while an iterator is open,
- * -ENOMEM.
+ * Return: 0, -EINVAL for a bad order, -EBUSY while an iterator is open
+ * or a ring is mapped, -ENOMEM.
  */
 int ring_buffer_subbuf_order_set(struct trace_buffer *buffer, int order)
 {
@@ -2850,7 +3128,11 @@ bool ring_buffer_empty_cpu(struct trace_buffer *buffer, int cpu)
 	if (!cb || rb_nmi_no_read())
 		return true;
 	locked = rb_lock(cb, &flags);
-	empty = !rb_rd_look(buffer, cb, &ts, false);
+	/* Taking a sub-buffer would move a mapping's reader page. */
+	if (READ_ONCE(cb->mapped))
+		empty = !rb_rd_pending(cb);
+	else
+		empty = !rb_rd_look(buffer, cb, &ts);
 	rb_unlock(cb, flags, locked);
 	return empty;
 }
@@ -2877,24 +3159,6 @@ bool ring_buffer_empty(struct trace_buffer *buffer)
 }
 EXPORT_SYMBOL_GPL(ring_buffer_empty);
 
-/*
- * A push counts all events of the pushed sub-buffer as overrun until the
- * reader, at its next read, takes back those it had read.  Settle that
- * before reporting counters.
- */
-static void rb_settle(struct rb_cpu *cb)
-{
-	unsigned long flags;
-
-	/* From NMI the lock's holder may be the context we interrupted. */
-	if (READ_ONCE(cb->rd.own) || in_nmi() ||
-	    atomic64_read(&cb->head) == READ_ONCE(cb->rd.seq))
-		return;
-	raw_spin_lock_irqsave(&cb->reader_lock, flags);
-	rb_rd_sync(cb);
-	raw_spin_unlock_irqrestore(&cb->reader_lock, flags);
-}
-
 /**
  * ring_buffer_entries_cpu - events in a CPU's ring not yet read
  * @buffer: the buffer
@@ -2910,7 +3174,6 @@ unsigned long ring_buffer_entries_cpu(struct trace_buffer *buffer, int cpu)
 
 	if (!cb)
 		return 0;
-	rb_settle(cb);
 	n = local_read(&cb->committed) - READ_ONCE(cb->read) - rb_overrun(cb);
 	return n > 0 ? n : 0;
 }
@@ -2930,7 +3193,6 @@ unsigned long ring_buffer_overrun_cpu(struct trace_buffer *buffer, int cpu)
 
 	if (!cb)
 		return 0;
-	rb_settle(cb);
 	return rb_overrun(cb);
 }
 EXPORT_SYMBOL_GPL(ring_buffer_overrun_cpu);
@@ -3044,6 +3306,8 @@ unsigned long ring_buffer_bytes_cpu(struct trace_buffer *buffer, int cpu)
 		return 0;
 	raw_spin_lock_irqsave(&cb->reader_lock, flags);
 	rb_rd_sync(cb);
+	if (cb->rd.own)
+		rb_own_len(cb, &cb->rd);
 	commit = local64_read(&cb->commit);
 	last = rb_pseq(cb, commit);
 	s = cb->rd.seq;
@@ -3086,21 +3350,28 @@ u64 ring_buffer_oldest_event_ts(struct trace_buffer *buffer, int cpu)
 		/* Pairs with the smp_wmb() in rb_end_commit(): stamps first. */
 		smp_rmb();
 		/*
-		 * A sub-buffer the reader has begun is out of the ring, as
-		 * 6.12's reader page is, once the next one has an event (its
-		 * stamp is written by then).
+		 * The reader's page is out of the ring, as 6.12's reader page
+		 * is, once the next sub-buffer has an event.
 		 */
-		if ((cb->rd.own || cb->rd.len) &&
-		    rb_seq_before(s + 1, rb_pseq(cb, commit) + !!rb_poff(cb, commit)))
+		if (cb->rd.own) {
+			if (!rb_seq_before(s + 1, rb_pseq(cb, commit) +
+					   !!rb_poff(cb, commit))) {
+				ts = cb->rd.copy->time_stamp;
+				break;
+			}
 			s++;
+		}
 		head = atomic64_read(&cb->head);
 		if (rb_seq_before(s, head))
 			s = head;
 		sb = rb_slot_of(cb, s);
-		ts = READ_ONCE(sb->page->time_stamp);
+		/* Pairs with the cmpxchg in rb_mark(): the page is the tag's. */
+		if (atomic_long_read_acquire(&sb->tag) != rb_tag(s))
+			continue;
+		ts = READ_ONCE(READ_ONCE(sb->page)->time_stamp);
 		/* Pairs with the smp_wmb() in rb_mark(): not a later lap's. */
 		smp_rmb();
-		if (local_read(&sb->seq) == (long)s)
+		if (atomic_long_read(&sb->tag) == rb_tag(s))
 			break;
 	}
 	raw_spin_unlock_irqrestore(&cb->reader_lock, flags);
@@ -3459,7 +3730,7 @@ int ring_buffer_print_page_header(struct trace_buffer *buffer,
 }
 
 /* ---------------------------------------------------------------------
- * Not implemented yet: user-space mapping and persistent boot buffers
+ * Not implemented yet: persistent boot buffers
  */
 
 /**
@@ -3516,54 +3787,290 @@ int ring_buffer_meta_seq_init(struct file *file, struct trace_buffer *buffer,
 	return -ENODEV;
 }
 
+/* ---------------------------------------------------------------------
+ * User-space mappings of a CPU's ring (mmap of trace_pipe_raw)
+ *
+ * The file shows the meta page (one sub-buffer long), then every page of
+ * the ring by id: the reader's page and the ring's, numbered at the first
+ * mapping, the reader's first.  Ids stay with their pages as the reader
+ * and the writer trade them (rb_take(), rb_mark()).
+ */
+
+/*
+ * The page that holds id @id and its place in the file, for every page:
+ * the reader's, and the one each slot owns (next while taken).  Reader
+ * lock held; writers may run.
+ */
+static void rb_map_pages(struct rb_cpu *cb, struct rb_data_page **pages)
+{
+	unsigned long i;
+
+	pages[cb->rd_id] = cb->rd.copy;
+	for (i = 0; i < cb->nr; i++) {
+		struct rb_subbuf *sb = &cb->subbufs[i];
+
+		/* Pairs with the cmpxchg in rb_mark(): page and id first. */
+		if (atomic_long_read_acquire(&sb->tag) & RB_TAKEN)
+			pages[sb->next_id] = sb->next;
+		else
+			pages[READ_ONCE(sb->id)] = READ_ONCE(sb->page);
+	}
+}
+
+/* First mapping: number the pages and fill in the meta page. */
+static int rb_map_first(struct rb_cpu *cb)
+{
+	struct trace_buffer_meta *m;
+	u64 head;
+	unsigned long i;
+
+	m = (void *)rb_page_alloc(cb->cpu, cb->order, GFP_KERNEL);
+	if (!m)
+		return -ENOMEM;
+	m->meta_page_size = rb_subbuf_bytes(cb->order);
+	m->meta_struct_len = sizeof(*m);
+	m->subbuf_size = rb_subbuf_bytes(cb->order);
+	m->nr_subbufs = cb->nr + 1;
+	/* rb_mark() moves ids: none may run while they are handed out. */
+	rb_hold_writers(cb);
+	raw_spin_lock_irq(&cb->reader_lock);
+	head = atomic64_read(&cb->head);
+	cb->rd_id = 0;
+	for (i = 0; i < cb->nr; i++) {
+		struct rb_subbuf *sb = rb_slot_of(cb, head + i);
+
+		if (atomic_long_read(&sb->tag) & RB_TAKEN)
+			sb->next_id = i + 1;
+		else
+			sb->id = i + 1;
+	}
+	cb->meta = m;
+	rb_meta_update(cb);
+	raw_spin_unlock_irq(&cb->reader_lock);
+	rb_release_writers(cb);
+	return 0;
+}
+
+/* Put the pages asked for by @vma into it. */
+static int rb_map_vma(struct rb_cpu *cb, struct vm_area_struct *vma)
+{
+	unsigned long per = 1UL << cb->order, nr = cb->nr + 1;
+	unsigned long total = (nr + 1) * per, off = vma->vm_pgoff;
+	unsigned long count = vma_pages(vma), i, n;
+	struct rb_data_page **pages;
+	struct page **list;
+	int ret = -ENOMEM;
+
+	if (!count || off >= total || count > total - off || off % per)
+		return -EINVAL;
+	pages = kcalloc(nr, sizeof(*pages), GFP_KERNEL);
+	list = kcalloc(count, sizeof(*list), GFP_KERNEL);
+	if (!pages || !list)
+		goto out;
+	raw_spin_lock_irq(&cb->reader_lock);
+	rb_map_pages(cb, pages);
+	raw_spin_unlock_irq(&cb->reader_lock);
+	for (i = 0; i < count; i++) {
+		unsigned long pg = off + i;
+		void *addr = pg < per ? (void *)cb->meta : pages[pg / per - 1];
+
+		list[i] = virt_to_page(addr) + pg % per;
+	}
+	vm_flags_mod(vma, VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP,
+		     VM_MAYWRITE);
+	n = count;
+	ret = vm_insert_pages(vma, vma->vm_start, list, &n);
+out:
+	kfree(list);
+	kfree(pages);
+	return ret;
+}
+
+/* Mappings of @cb after adding @delta.  Mutex held. */
+static unsigned int rb_map_count(struct rb_cpu *cb, int delta)
+{
+	raw_spin_lock_irq(&cb->reader_lock);
+	cb->mapped += delta;
+	raw_spin_unlock_irq(&cb->reader_lock);
+	return cb->mapped;
+}
+
+/* The last mapping is gone: so is the meta page.  Mutex held. */
+static void rb_map_drop(struct rb_cpu *cb)
+{
+	struct trace_buffer_meta *m = cb->meta;
+
+	raw_spin_lock_irq(&cb->reader_lock);
+	cb->meta = NULL;
+	raw_spin_unlock_irq(&cb->reader_lock);
+	rb_page_free((void *)m, cb->order);
+}
+
 /**
  * ring_buffer_map - map a CPU's ring into user space
  * @buffer: the buffer
  * @cpu: the CPU
- * @vma: the mapping
+ * @vma: the mapping, read-only and shared
  *
- * Context: Process context.
- * Return: -EOPNOTSUPP: not implemented yet.
+ * The mapping shows the meta page (struct trace_buffer_meta), then each
+ * sub-buffer of the ring by id, the live pages the writer fills, not
+ * copies.  While a ring is mapped, resizing it or changing the sub-buffer
+ * size returns -EBUSY.
+ *
+ * Context: Process context, mmap_lock held; takes the buffer's mutex.
+ * Return: 0, -EINVAL for a CPU not in the buffer or a range beyond the
+ * file, -EPERM for a writable, executable or private mapping, -ENOMEM,
+ * -EOPNOTSUPP without an MMU.
  */
 int ring_buffer_map(struct trace_buffer *buffer, int cpu,
 		    struct vm_area_struct *vma)
 {
-	return -EOPNOTSUPP;
+	struct rb_cpu *cb = rb_cpu_get(buffer, cpu);
+	int ret = 0;
+
+	if (!cb)
+		return -EINVAL;
+	if (!IS_ENABLED(CONFIG_MMU))
+		return -EOPNOTSUPP;
+	if ((vma->vm_flags & (VM_WRITE | VM_EXEC)) ||
+	    !(vma->vm_flags & VM_MAYSHARE))
+		return -EPERM;
+	mutex_lock(&buffer->mutex);
+	/* First: from here on read_page() leaves the pages in the ring. */
+	if (rb_map_count(cb, 1) == 1)
+		ret = rb_map_first(cb);
+	if (!ret)
+		ret = rb_map_vma(cb, vma);
+	if (ret && !rb_map_count(cb, -1))
+		rb_map_drop(cb);
+	mutex_unlock(&buffer->mutex);
+	return ret;
 }
+EXPORT_SYMBOL_GPL(ring_buffer_map);
 
 /**
  * ring_buffer_map_dup - account a copied mapping
  * @buffer: the buffer
  * @cpu: the CPU
  *
- * Context: Process context.  Nothing is ever mapped, so nothing to do.
+ * For a mapping duplicated without ring_buffer_map() (the vma's open).
+ *
+ * Context: Process context; takes the buffer's mutex.
  */
 void ring_buffer_map_dup(struct trace_buffer *buffer, int cpu)
 {
+	struct rb_cpu *cb = rb_cpu_get(buffer, cpu);
+
+	if (!cb)
+		return;
+	mutex_lock(&buffer->mutex);
+	if (!WARN_ON_ONCE(!cb->mapped))
+		rb_map_count(cb, 1);
+	mutex_unlock(&buffer->mutex);
 }
+EXPORT_SYMBOL_GPL(ring_buffer_map_dup);
 
 /**
- * ring_buffer_unmap - undo ring_buffer_map()
+ * ring_buffer_unmap - drop one mapping of a CPU's ring
  * @buffer: the buffer
  * @cpu: the CPU
  *
- * Context: Process context.
- * Return: -ENODEV: nothing is mapped.
+ * The meta page goes with the last mapping.
+ *
+ * Context: Process context; takes the buffer's mutex.
+ * Return: 0, -EINVAL for a CPU not in the buffer, -ENODEV when the ring is
+ * not mapped.
  */
 int ring_buffer_unmap(struct trace_buffer *buffer, int cpu)
 {
-	return -ENODEV;
+	struct rb_cpu *cb = rb_cpu_get(buffer, cpu);
+	int ret = 0;
+
+	if (!cb)
+		return -EINVAL;
+	mutex_lock(&buffer->mutex);
+	if (!cb->mapped)
+		ret = -ENODEV;
+	else if (!rb_map_count(cb, -1))
+		rb_map_drop(cb);
+	mutex_unlock(&buffer->mutex);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(ring_buffer_unmap);
+
+/*
+ * The reader's page was read through the mapping up to what the meta
+ * page said; what is there beyond counts as read now.  Otherwise take the
+ * next sub-buffer with data.  Reader lock held.
+ */
+static void rb_map_next(struct trace_buffer *buffer, struct rb_cpu *cb)
+{
+	struct rb_cursor *rd = &cb->rd;
+	struct ring_buffer_event *ev;
+	unsigned long lost;
+	u64 ts;
+	int tries;
+
+	if (rd->own) {
+		rb_own_len(cb, rd);
+		if (rd->off < rd->len) {
+			while ((ev = rb_cur_event(buffer, rd, &ts)))
+				rb_rd_consume(cb, ev, ts);
+			return;
+		}
+		if (!rd->done)
+			return;
+		rb_rd_move(cb, rd->seq + 1);
+	}
+	for (tries = 0; !rd->own && tries < RB_READ_TRIES; tries++) {
+		rb_rd_sync(cb);
+		if (!rb_has_data(cb, rd->seq))
+			return;
+		rb_take(cb);
+	}
+	lost = rb_take_lost(cb, false);
+	/* Flags go into a commit word only the reader writes from now on. */
+	if (!lost || !rd->done)
+		return;
+	rb_take_lost(cb, true);
+	if (rd->len + sizeof(long) <= cb->cap) {
+		memcpy(&rd->copy->data[rd->len], &lost, sizeof(long));
+		local_add(RB_MISSED_STORED, &rd->copy->commit);
+	}
+	local_add(RB_MISSED_EVENTS, &rd->copy->commit);
 }
 
 /**
- * ring_buffer_map_get_reader - hand the next sub-buffer to the mapping
+ * ring_buffer_map_get_reader - move a mapping's reader on
  * @buffer: the buffer
  * @cpu: the CPU
  *
- * Context: Process context.
- * Return: -ENODEV: nothing is mapped.
+ * If the reader's sub-buffer has events beyond what the meta page said,
+ * they count as read (user space has read them); otherwise the next
+ * sub-buffer with events becomes the reader's, with events lost before it
+ * flagged in its commit word as 6.12 does.  The meta page is refreshed.
+ *
+ * Context: Process context; takes the buffer's mutex.
+ * Return: 0 (also when there is nothing to read), -EINVAL for a CPU not
+ * in the buffer, -ENODEV when the ring is not mapped.
  */
 int ring_buffer_map_get_reader(struct trace_buffer *buffer, int cpu)
 {
-	return -ENODEV;
+	struct rb_cpu *cb = rb_cpu_get(buffer, cpu);
+	int ret = 0;
+
+	if (!cb)
+		return -EINVAL;
+	mutex_lock(&buffer->mutex);
+	if (cb->mapped) {
+		raw_spin_lock_irq(&cb->reader_lock);
+		rb_map_next(buffer, cb);
+		rb_meta_update(cb);
+		raw_spin_unlock_irq(&cb->reader_lock);
+	} else {
+		ret = -ENODEV;
+	}
+	mutex_unlock(&buffer->mutex);
+	return ret;
 }
+EXPORT_SYMBOL_GPL(ring_buffer_map_get_reader);
