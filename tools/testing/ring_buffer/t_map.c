@@ -757,6 +757,102 @@ static int test_map_big_subbufs(void)
 	return 0;
 }
 
+/*
+ * A read_page() that runs while ring_buffer_map() inserts the pages (it
+ * holds neither the buffer's mutex nor the mmap_lock: read() of
+ * trace_pipe_raw from another thread) must not leave the mapping showing
+ * a sub-buffer that read_page() took out of the ring.
+ */
+static struct {
+	struct trace_buffer *b;
+	struct buffer_data_read_page *rp;
+	int ret;
+} mt_vs;
+
+static void mt_read_page_in_map(struct vm_area_struct *vma)
+{
+	(void)vma;
+	mt_vs.ret = ring_buffer_read_page(mt_vs.b, mt_vs.rp, PAGE_SIZE, 0, 1);
+}
+
+static int mt_vs_read(struct t_map *m, struct mt_reader *r, u32 *next, u32 written)
+{
+	while (*next < written) {
+		u32 before = *next;
+
+		if (mt_get_reader(r))
+			return 1;
+		for (int i = r->first; i < r->n; i++) {
+			u32 seq;
+
+			if (!mt_event_ok(&r->ev[i], 100, &seq))
+				T_FAIL("event %u corrupted (id %u)", *next, r->id);
+			if (seq != *next)
+				T_FAIL("event %u read as %u (id %u)", *next, seq, r->id);
+			(*next)++;
+		}
+		if (*next == before && !r->moved)
+			T_FAIL("%u events not handed over", written - *next);
+	}
+	return 0;
+}
+
+static int test_map_vs_read_page(void)
+{
+	struct trace_buffer *b = mt_alloc(4 * PAGE_SIZE, 0);
+	static struct t_pevent ev[64];
+	static struct mt_reader r;
+	u32 written = 0, next = 0;
+	struct t_map m;
+	int n, bad = 0;
+
+	T_ASSERT(b);
+	mt_vs.b = b;
+	T_EQ(ring_buffer_alloc_read_page(b, 0, &mt_vs.rp), 0);
+	while (written < 100)
+		T_EQ(mt_write(b, 0, 100, written++), 0);
+	mt_vs.ret = -1000;
+	sim_vm_insert_fn = mt_read_page_in_map;
+	T_EQ(t_map(&m, b, 0), 0);
+	sim_vm_insert_fn = NULL;
+	/* it ran, and took the oldest full sub-buffer */
+	T_ASSERT(mt_vs.ret >= 0);
+	n = t_parse_page(ring_buffer_read_page_data(mt_vs.rp), PAGE_SIZE, ev, 64, NULL);
+	T_ASSERT(n > 0);
+	for (int i = 0; i < n; i++) {
+		u32 seq;
+
+		T_ASSERT(mt_event_ok(&ev[i], 100, &seq));
+		T_EQ(seq, next++);
+	}
+	/* the rest, and enough more to take every sub-buffer round twice */
+	mt_reader_init(&r, &m);
+	for (int round = 0; round < 12 && !bad; round++) {
+		bad = mt_vs_read(&m, &r, &next, written);
+		for (int i = 0; i < 30 && !bad; i++)
+			T_EQ(mt_write(b, 0, 100, written++), 0);
+	}
+	if (!bad)
+		bad = mt_vs_read(&m, &r, &next, written);
+	T_EQ(t_unmap(&m), 0);
+	ring_buffer_free_read_page(b, 0, mt_vs.rp);
+	ring_buffer_free(b);
+#ifdef RB_STOCK
+	/*
+	 * Stock defect: ring_buffer_map() numbers the sub-buffers under the
+	 * reader lock, drops it to insert the pages and counts the CPU as
+	 * mapped only then; a read_page() in between exchanges a numbered
+	 * sub-buffer for its own page, and the mapping goes on showing the
+	 * page read_page() took.  Noted, not failed, on stock only.
+	 */
+	if (bad) {
+		printf("# stock defect tolerated: read_page() during ring_buffer_map() left a stale sub-buffer in the mapping\n");
+		return 0;
+	}
+#endif
+	return bad;
+}
+
 const struct rb_case rb_map_cases[] = {
 	{ "map_bad_input", test_map_bad_input },
 	{ "map_layout_and_meta", test_map_layout },
@@ -767,5 +863,6 @@ const struct rb_case rb_map_cases[] = {
 	{ "map_other_readers", test_map_other_readers },
 	{ "map_reset", test_map_reset },
 	{ "map_big_subbufs", test_map_big_subbufs },
+	{ "map_vs_read_page", test_map_vs_read_page },
 };
 const int rb_nr_map_cases = ARRAY_SIZE(rb_map_cases);

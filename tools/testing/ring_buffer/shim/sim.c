@@ -1049,10 +1049,18 @@ void *sim_vm_addr(const struct vm_area_struct *vma, unsigned long off)
  * zero page only where the mapping can never become writable; on an error
  * *num is the number of pages not inserted.
  */
+void (*sim_vm_insert_fn)(struct vm_area_struct *vma);
+
 int vm_insert_pages(struct vm_area_struct *vma, unsigned long addr,
 		    struct page **pages, unsigned long *num)
 {
 	unsigned long idx = (addr - vma->vm_start) >> PAGE_SHIFT;
+	void (*fn)(struct vm_area_struct *vma) = sim_vm_insert_fn;
+
+	if (fn) {
+		sim_vm_insert_fn = NULL;
+		fn(vma);
+	}
 
 	if (addr & ~PAGE_MASK)
 		sim_bug(__FILE__, __LINE__, "vm_insert_pages: unaligned address");

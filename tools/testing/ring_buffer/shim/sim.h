@@ -86,5 +86,7 @@ void sim_vm_setup(struct vm_area_struct *vma, struct mm_struct *mm, unsigned lon
 		  unsigned long nr_pages, unsigned long pgoff, unsigned long flags);
 void sim_vm_zap(struct vm_area_struct *vma);
 void *sim_vm_addr(const struct vm_area_struct *vma, unsigned long off);
+/* Called once (then cleared) when vm_insert_pages() is entered next. */
+extern void (*sim_vm_insert_fn)(struct vm_area_struct *vma);
 
 #endif /* RB_SIM_H */
