@@ -739,6 +739,10 @@ static void s_pause_action(unsigned int r)
 {
 	int cpu = (r >> 4) % S_NCPU;
 
+	/* every other pause of the mapped run is at the mapped CPU */
+	if (S.mapped && (r >> 12) % 2 && __atomic_load_n(&S.map_cpu, __ATOMIC_SEQ_CST) >= 0)
+		cpu = __atomic_load_n(&S.map_cpu, __ATOMIC_SEQ_CST);
+
 	if ((r >> 8) % 2) {
 		ring_buffer_reset_cpu(S.buf, cpu);
 		if (!ring_buffer_empty_cpu(S.buf, cpu) || ring_buffer_entries_cpu(S.buf, cpu))
@@ -787,7 +791,7 @@ static int s_run(int mapped)
 	struct sim_thread cons = { 0 }, pager = { 0 }, iter = { 0 }, mapper = { 0 };
 	pthread_t irq_th;
 	unsigned long total = 0, irqs = 0, nmis = 0;
-	double t0, next_pause, dur = rb_opt_tsan ? 20 : rb_opt_stress_secs;
+	double t0, next_pause, pause_every, dur = rb_opt_tsan ? 20 : rb_opt_stress_secs;
 	unsigned long target = rb_opt_stress_events;
 	unsigned int r = 12345;
 	int nthreads = S_NCPU + 3 + !!mapped;
@@ -825,7 +829,9 @@ static int s_run(int mapped)
 	sim_bind(3);
 	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
 	t0 = s_now();
-	next_pause = t0 + 1;
+	/* the mapped run is shorter: it pauses (resets, swaps) more often */
+	pause_every = mapped ? 0.25 : 1;
+	next_pause = t0 + pause_every;
 	while (s_now() - t0 < dur &&
 	       (rb_opt_keep_going || !__atomic_load_n(&S.failed, __ATOMIC_SEQ_CST)) &&
 	       s_progress() < target) {
@@ -862,7 +868,7 @@ static int s_run(int mapped)
 			s_pause_action(r >> 5);
 			S.pauses++;
 			s_resume();
-			next_pause = s_now() + 1;
+			next_pause = s_now() + pause_every;
 		}
 	}
 	ring_buffer_change_overwrite(S.buf, 1);

@@ -129,14 +129,16 @@ int t_parse_data(const void *page, size_t commit, struct t_pevent *ev, int max)
 /* ---------------------------------------------------------------- */
 /* a CPU's ring mapped as trace_pipe_raw's mmap() would map it      */
 /* ---------------------------------------------------------------- */
-/* where the vmas go: any page-aligned address, never dereferenced */
-static unsigned long t_map_next_start = 0x7f0000000000UL >> (64 - BITS_PER_LONG);
+/*
+ * Where the vma starts: each mapping has an address space of its own and
+ * the address is never dereferenced (reads go through the page table).
+ */
+#define T_MAP_START 0x10000000UL
 
 int t_map_range(struct t_map *m, struct trace_buffer *b, int cpu, unsigned long nr_pages,
 		unsigned long pgoff, unsigned long flags)
 {
-	unsigned long start = __atomic_fetch_add(&t_map_next_start, (nr_pages + 16) * PAGE_SIZE,
-						 __ATOMIC_RELAXED);
+	unsigned long start = T_MAP_START;
 	int ret;
 
 	memset(m, 0, sizeof(*m));
