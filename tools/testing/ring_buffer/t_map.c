@@ -106,7 +106,7 @@ static int mt_get_reader(struct mt_reader *r)
 	/* (padding, which is no event, may follow pos) */
 	for (i = 0; i < r->n && r->ev[i].off < r->pos; i++)
 		;
-	if (i && r->ev[i - 1].off + r->ev[i - 1].len > r->pos)
+	if (i && (const u8 *)r->ev[i - 1].data - (r->page + T_SB_HDR) + r->ev[i - 1].len > r->pos)
 		T_FAIL("reader.read %u of id %u is inside an event", r->pos, r->id);
 	r->first = i;
 	r->pos = meta->reader.read;
