@@ -957,7 +957,9 @@ static void sim_user_add(struct page *pg)
 		if (!sim_user.pg)
 			sim_bug(__FILE__, __LINE__, "out of memory");
 	}
-	sim_user.pg[sim_user.n++] = pg;
+	sim_user.pg[sim_user.n] = pg;
+	/* read without the lock by sim_user_check_free() */
+	__atomic_store_n(&sim_user.n, sim_user.n + 1, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&sim_user.lock);
 }
 
@@ -966,7 +968,8 @@ static void sim_user_del(struct page *pg)
 	pthread_mutex_lock(&sim_user.lock);
 	for (unsigned long i = 0; i < sim_user.n; i++) {
 		if (sim_user.pg[i] == pg) {
-			sim_user.pg[i] = sim_user.pg[--sim_user.n];
+			sim_user.pg[i] = sim_user.pg[sim_user.n - 1];
+			__atomic_store_n(&sim_user.n, sim_user.n - 1, __ATOMIC_RELAXED);
 			break;
 		}
 	}
