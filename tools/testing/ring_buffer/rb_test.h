@@ -31,6 +31,8 @@ struct rb_case {
 
 extern const struct rb_case rb_unit_cases[];
 extern const int rb_nr_unit_cases;
+extern const struct rb_case rb_map_cases[];
+extern const int rb_nr_map_cases;
 extern const struct rb_case rb_model_cases[];
 extern const int rb_nr_model_cases;
 extern const struct rb_case rb_stress_cases[];
@@ -62,6 +64,7 @@ struct t_pevent {
 	u64 ts;
 	const void *data;
 	unsigned int len;	/* payload length as stored (rounded) */
+	unsigned int off;	/* where its header starts in the data */
 };
 /*
  * Decode a sub-buffer of size bytes as handed out by read_page: checks the
@@ -70,6 +73,43 @@ struct t_pevent {
  */
 int t_parse_page(const void *page, size_t size, struct t_pevent *ev, int max,
 		 int *missed);
+
+/* Decode the first commit bytes of a sub-buffer's data, as above. */
+int t_parse_data(const void *page, size_t commit, struct t_pevent *ev, int max);
+
+/* The commit word of a sub-buffer header: size, then the lost-events flags. */
+#define T_COMMIT_MASK 0xfffffUL
+#define T_MISSED_EVENTS (1UL << 31)
+#define T_MISSED_STORED (1UL << 30)
+
+/*
+ * A CPU's ring mapped into a simulated address space, as the mmap() of
+ * trace_pipe_raw does: map and unmap hold the mmap_lock; reads go through
+ * the vma's page table (sim_vm_addr()).
+ */
+#include <uapi/linux/trace_mmap.h>
+struct t_map {
+	struct trace_buffer *b;
+	int cpu;
+	struct mm_struct mm;
+	struct vm_area_struct vma;
+	int live;		/* mapped: t_unmap() undoes it */
+};
+/* what mmap(PROT_READ, MAP_SHARED) of a file opened for reading gives */
+#define T_VM_RO_SHARED (VM_READ | VM_MAYREAD | VM_SHARED | VM_MAYSHARE | VM_MAYWRITE)
+int t_map_range(struct t_map *m, struct trace_buffer *b, int cpu, unsigned long nr_pages,
+		unsigned long pgoff, unsigned long flags);
+/* the whole mapping: meta page and every sub-buffer */
+int t_map(struct t_map *m, struct trace_buffer *b, int cpu);
+int t_unmap(struct t_map *m);
+void t_map_dup(struct t_map *m);
+/* sub-buffers in the ring of @cpu, the reader's not counted */
+unsigned long t_map_ring_subbufs(struct trace_buffer *b, int cpu);
+struct trace_buffer_meta *t_map_meta(const struct t_map *m);
+unsigned long t_map_subbuf_off(const struct t_map *m, u32 id);
+int t_map_copy(const struct t_map *m, unsigned long off, void *dst, size_t len);
+/* the live commit word of sub-buffer @id (~0UL when not mapped) */
+unsigned long t_map_commit(const struct t_map *m, u32 id);
 
 /* white-box hooks (rb_wrap.c) */
 raw_spinlock_t *t_reader_lock(struct trace_buffer *b, int cpu);

@@ -128,6 +128,8 @@ int main(int argc, char **argv)
 	if (list) {
 		for (int i = 0; i < rb_nr_unit_cases; i++)
 			printf("%s\n", rb_unit_cases[i].name);
+		for (int i = 0; i < rb_nr_map_cases; i++)
+			printf("%s\n", rb_map_cases[i].name);
 		for (int i = 0; i < rb_nr_model_cases; i++)
 			printf("%s\n", rb_model_cases[i].name);
 		for (int i = 0; i < rb_nr_stress_cases; i++)
@@ -139,7 +141,7 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	sim_init(4);
 
-	total = rb_nr_unit_cases + rb_nr_model_cases + rb_nr_stress_cases + !!corpus;
+	total = rb_nr_unit_cases + rb_nr_map_cases + rb_nr_model_cases + rb_nr_stress_cases + !!corpus;
 	printf("KTAP version 1\n1..%d\n", total);
 #define RUN_GROUP(arr, n)						\
 	for (int i = 0; i < (n); i++) {					\
@@ -154,11 +156,15 @@ int main(int argc, char **argv)
 		else							\
 			passed++;					\
 	}
-	if (!rb_opt_tsan)
+	if (!rb_opt_tsan) {
 		RUN_GROUP(rb_unit_cases, rb_nr_unit_cases)
-	else
+		RUN_GROUP(rb_map_cases, rb_nr_map_cases)
+	} else {
 		for (int i = 0; i < rb_nr_unit_cases; i++)
 			printf("ok %d %s # SKIP unit tests run under ASan\n", ++nr, rb_unit_cases[i].name);
+		for (int i = 0; i < rb_nr_map_cases; i++)
+			printf("ok %d %s # SKIP unit tests run under ASan\n", ++nr, rb_map_cases[i].name);
+	}
 	RUN_GROUP(rb_model_cases, rb_nr_model_cases)
 	if (corpus) {
 		nr++;

@@ -13,6 +13,15 @@
  * a reader already holds survives while older-than-the-ring events behind
  * it are overwritten); a refused write in producer/consumer mode needs a
  * nearly full buffer.
+ *
+ * The mapped variant (model_mapped_reader) maps both CPUs of A first and
+ * reads them through the mapping as well: GET_READER, then the events of
+ * the reader sub-buffer the model has not seen read (older stamps were
+ * consumed by a reader already), which must be the model's next events,
+ * losses reported in the sub-buffer's commit word (or in
+ * reader.lost_events) and the meta page's counters the buffer's.
+ * Resizes, order changes and swaps of a mapped CPU must be refused;
+ * mappings come and go.
  */
 #include "rb_test.h"
 
@@ -33,6 +42,28 @@ struct m_cpu {
 	int may_lose;			/* events may have gone (overwrite, shrink) */
 	unsigned long ghost;		/* entries counted but thrown away by an order change */
 	int lost_unknown;		/* losses from before an order change may still be reported */
+	u64 gone_ts;			/* stamp of the newest event read or lost at the front */
+	unsigned long stale_lost;	/* stock: a loss the mapping was told, told again */
+};
+
+/*
+ * Stock departure: when GET_READER hands over the rest of a sub-buffer
+ * that peek swapped in after a loss, it shows the loss in
+ * reader.lost_events but does not clear it, so the same loss is reported
+ * a second time: by the next consume or read_page, or in the commit word
+ * of the next sub-buffer GET_READER swaps in.  Tolerated on stock only,
+ * until a read clears it.
+ */
+#ifdef RB_STOCK
+#define M_STALE_LOST(c, lost) ((c)->stale_lost && (lost) == (c)->stale_lost)
+#else
+#define M_STALE_LOST(c, lost) 0
+#endif
+
+struct m_map {
+	struct t_map tm;
+	int on;
+	u32 id, read;			/* reader.id and reader.read after the last GET_READER */
 };
 
 struct m_buf {
@@ -50,6 +81,8 @@ struct m_state {
 	const u8 *p, *end;
 	int step, verbose;
 	char what[128];
+	int mapped_mode;
+	struct m_map map[M_NCPU];	/* mappings of A's CPUs */
 };
 
 static u64 m_clock_val;
@@ -76,6 +109,8 @@ static struct m_event *m_at(struct m_cpu *c, int i)
 
 static void m_pop(struct m_cpu *c, int k)
 {
+	if (k)
+		c->gone_ts = max(c->gone_ts, m_at(c, k - 1)->ts);
 	c->head = (c->head + k) % M_MAXEV;
 	c->n -= k;
 }
@@ -108,6 +143,8 @@ static int m_lose(struct m_state *m, struct m_cpu *c, int i, int k)
 
 	if (!m_can_lose(m, c))
 		M_FAIL(m, "%d event(s) lost in producer/consumer mode", k);
+	if (!i)
+		c->gone_ts = max(c->gone_ts, m_at(c, k - 1)->ts);
 	/* losses reported with a lost event move on to the survivor */
 	for (int j = i; j < i + k; j++)
 		carried += m_at(c, j)->lost_before;
@@ -298,9 +335,11 @@ static int m_consume(struct m_state *m, int bi, int cpu, int peek)
 	if (m_match(m, c, ts, ring_buffer_event_data(e), ring_buffer_event_length(e)))
 		return 1;
 	if (c->lost_unknown ? lost > ring_buffer_overrun_cpu(mb->b, cpu) :
-	    lost != m_at(c, 0)->lost_before)
+	    lost != m_at(c, 0)->lost_before &&
+	    !(!m_at(c, 0)->lost_before && M_STALE_LOST(c, lost)))
 		M_FAIL(m, "lost_events %lu, model %u", lost, m_at(c, 0)->lost_before);
 	if (!peek) {
+		c->stale_lost = 0;
 		m_pop(c, 1);
 		c->read++;
 		c->lost_unknown = 0;
@@ -409,7 +448,8 @@ static int m_read_page(struct m_state *m, int cpu)
 			ring_buffer_free_read_page(mb->b, cpu, rp);
 			return 1;
 		}
-		if (i == 0 && !c->lost_unknown && !!m_at(c, 0)->lost_before != !!missed) {
+		if (i == 0 && !c->lost_unknown && !!m_at(c, 0)->lost_before != !!missed &&
+		    !(missed && M_STALE_LOST(c, c->stale_lost))) {
 			ring_buffer_free_read_page(mb->b, cpu, rp);
 			M_FAIL(m, "missed-events flag %d, model lost %u", missed,
 			       m_at(c, 0)->lost_before);
@@ -421,9 +461,151 @@ static int m_read_page(struct m_state *m, int cpu)
 		m_pop(c, 1);
 		c->read++;
 		c->lost_unknown = 0;
+		c->stale_lost = 0;
 	}
 	ring_buffer_free_read_page(mb->b, cpu, rp);
 	return 0;
+}
+
+/* what the mapped runs did, to show the mapping was exercised */
+static struct {
+	unsigned long get_reader, events, lost_flagged, lost_meta, refused, maps;
+} m_mstat;
+
+static int m_any_mapped(struct m_state *m)
+{
+	for (int i = 0; i < M_NCPU; i++)
+		if (m->map[i].on)
+			return 1;
+	return 0;
+}
+
+static int m_map_toggle(struct m_state *m, int cpu)
+{
+	struct m_map *mm = &m->map[cpu];
+	int ret;
+
+	snprintf(m->what, sizeof(m->what), "%s cpu %d", mm->on ? "unmap" : "map", cpu);
+	if (mm->on) {
+		ret = t_unmap(&mm->tm);
+		mm->on = 0;
+		if (ret)
+			M_FAIL(m, "ring_buffer_unmap() = %d", ret);
+		return 0;
+	}
+	ret = t_map(&mm->tm, m->buf[0].b, cpu);
+	if (ret)
+		M_FAIL(m, "ring_buffer_map() = %d", ret);
+	mm->on = 1;
+	m_mstat.maps++;
+	mm->id = t_map_meta(&mm->tm)->reader.id;
+	mm->read = t_map_meta(&mm->tm)->reader.read;
+	if (t_map_meta(&mm->tm)->nr_subbufs != t_map_ring_subbufs(m->buf[0].b, cpu) + 1)
+		M_FAIL(m, "nr_subbufs %u, ring of %lu", t_map_meta(&mm->tm)->nr_subbufs,
+		       t_map_ring_subbufs(m->buf[0].b, cpu));
+	return 0;
+}
+
+/*
+ * GET_READER, then through the mapping: the reader sub-buffer's events
+ * newer than what was read (or lost) so far are the model's next ones.
+ * A call may hand over padding alone: then again, until nothing moves.
+ */
+static int m_map_read(struct m_state *m, int cpu)
+{
+	struct m_buf *mb = &m->buf[0];
+	struct m_cpu *c = &mb->cpu[cpu];
+	struct m_map *mm = &m->map[cpu];
+	static u8 page[PAGE_SIZE << 2];
+	static struct t_pevent ev[4096];
+	struct trace_buffer_meta *meta;
+	int ret, n, got = 0;
+
+	snprintf(m->what, sizeof(m->what), "get_reader cpu %d", cpu);
+	ret = ring_buffer_map_get_reader(mb->b, cpu);
+	if (!mm->on) {
+		if (ret != -ENODEV)
+			M_FAIL(m, "GET_READER of an unmapped CPU returned %d", ret);
+		return 0;
+	}
+	for (int tries = 0; ; tries++) {
+		unsigned long word, size;
+		int moved;
+
+		if (ret)
+			M_FAIL(m, "GET_READER returned %d", ret);
+		m_mstat.get_reader++;
+		meta = t_map_meta(&mm->tm);
+		if (meta->reader.id >= meta->nr_subbufs)
+			M_FAIL(m, "reader.id %u of %u", meta->reader.id, meta->nr_subbufs);
+		if (meta->overrun != ring_buffer_overrun_cpu(mb->b, cpu) ||
+		    meta->read != ring_buffer_read_events_cpu(mb->b, cpu) ||
+		    meta->entries - meta->overrun - meta->read != ring_buffer_entries_cpu(mb->b, cpu))
+			M_FAIL(m, "meta entries %llu overrun %llu read %llu; buffer %lu/%lu/%lu",
+			       (unsigned long long)meta->entries,
+			       (unsigned long long)meta->overrun, (unsigned long long)meta->read,
+			       ring_buffer_entries_cpu(mb->b, cpu), ring_buffer_overrun_cpu(mb->b, cpu),
+			       ring_buffer_read_events_cpu(mb->b, cpu));
+		if (meta->subbuf_size > sizeof(page) ||
+		    t_map_copy(&mm->tm, t_map_subbuf_off(&mm->tm, meta->reader.id), page,
+			       meta->subbuf_size))
+			M_FAIL(m, "reader sub-buffer %u not readable through the mapping",
+			       meta->reader.id);
+		memcpy(&word, page + 8, sizeof(word));
+		size = word & T_COMMIT_MASK;
+		if (meta->reader.read != size)
+			M_FAIL(m, "reader.read %u, the reader sub-buffer holds %lu",
+			       meta->reader.read, size);
+		n = t_parse_data(page, size, ev, ARRAY_SIZE(ev));
+		if (n < 0)
+			M_FAIL(m, "malformed reader sub-buffer");
+		for (int i = 0; i < n; i++) {
+			struct m_event *me;
+
+			if (ev[i].ts <= c->gone_ts) {
+				if (got)
+					M_FAIL(m, "event stamped %llu after newer ones",
+					       (unsigned long long)ev[i].ts);
+				continue;
+			}
+			if (m_match(m, c, ev[i].ts, ev[i].data, ev[i].len))
+				return 1;
+			me = m_at(c, 0);
+			if (me->lost_before && !c->lost_unknown) {
+				unsigned long stored = 0;
+				int flagged = !i && (word & T_MISSED_EVENTS);
+
+				if (flagged && (word & T_MISSED_STORED))
+					memcpy(&stored, page + T_SB_HDR + size, sizeof(stored));
+				if (flagged && (!(word & T_MISSED_STORED) ||
+						stored == me->lost_before))
+					m_mstat.lost_flagged++;
+				else if (meta->reader.lost_events == me->lost_before)
+					m_mstat.lost_meta++;
+				else
+					M_FAIL(m, "%u lost events unreported (event %d, commit word %#lx, stored %lu, reader.lost_events %llu)",
+					       me->lost_before, i, word, stored,
+					       (unsigned long long)meta->reader.lost_events);
+			} else if (!i && (word & T_MISSED_EVENTS) && !c->lost_unknown &&
+				   !M_STALE_LOST(c, c->stale_lost)) {
+				M_FAIL(m, "sub-buffer flags lost events, model lost none");
+			}
+			m_pop(c, 1);
+			c->read++;
+			c->lost_unknown = 0;
+			got++;
+			m_mstat.events++;
+		}
+		c->stale_lost = meta->reader.lost_events;
+		moved = meta->reader.id != mm->id || meta->reader.read != mm->read;
+		mm->id = meta->reader.id;
+		mm->read = meta->reader.read;
+		if (got || !c->n)
+			return 0;
+		if (!moved || tries > 8)
+			M_FAIL(m, "GET_READER handed over nothing, model has %d events", c->n);
+		ret = ring_buffer_map_get_reader(mb->b, cpu);
+	}
 }
 
 static int m_resize(struct m_state *m, int cpu)
@@ -432,6 +614,20 @@ static int m_resize(struct m_state *m, int cpu)
 	int ret;
 
 	snprintf(m->what, sizeof(m->what), "resize cpu %d to %lu", cpu, size);
+	if (cpu == RING_BUFFER_ALL_CPUS ? m_any_mapped(m) : m->map[cpu].on) {
+		unsigned long before[M_NCPU];
+
+		for (int i = 0; i < M_NCPU; i++)
+			before[i] = ring_buffer_size(m->buf[0].b, i);
+		ret = ring_buffer_resize(m->buf[0].b, size, cpu);
+		if (ret && ret != -EBUSY)
+			M_FAIL(m, "resize of a mapped CPU returned %d", ret);
+		for (int i = 0; i < M_NCPU; i++)
+			if (ring_buffer_size(m->buf[0].b, i) != before[i])
+				M_FAIL(m, "resize of a mapped CPU changed cpu %d's size (%d)", i, ret);
+		m_mstat.refused += ret == -EBUSY;
+		return 0;
+	}
 	for (int bi = 0; bi < 2; bi++) {
 		struct m_buf *mb = &m->buf[bi];
 		unsigned long before[M_NCPU];
@@ -468,7 +664,22 @@ static int m_step(struct m_state *m)
 		return m_write(m, cpu, 2);
 	case 8:
 		return m_write(m, cpu, 3);
-	case 9 ... 11:
+	case 9:
+		return m_consume(m, 0, cpu, 0);
+	case 10:
+		if (!m->mapped_mode)
+			return m_consume(m, 0, cpu, 0);
+		/*
+		 * A burst of writes: the mapping drains a sub-buffer per
+		 * GET_READER, so losses need a writer that runs ahead.
+		 */
+		for (int n = 20 + m_byte(m) % 200; n > 0 && m->p < m->end; n--)
+			if (m_write(m, cpu, 0))
+				return 1;
+		return 0;
+	case 11:
+		if (m->mapped_mode)
+			return m_map_read(m, cpu);
 		return m_consume(m, 0, cpu, 0);
 	case 12:
 		return m_consume(m, 0, cpu, 1);
@@ -488,6 +699,21 @@ static int m_step(struct m_state *m)
 		int ret;
 
 		snprintf(m->what, sizeof(m->what), "swap cpu %d", cpu);
+		if (m->map[cpu].on) {
+			/* refused, with a warning at most: callers must not try */
+			unsigned long w = sim_warnings();
+
+			sim_warn_hush(1);
+			ret = ring_buffer_swap_cpu(m->buf[1].b, a->b, cpu);
+			sim_warn_hush(0);
+			if (sim_warnings() - w > 1)
+				M_FAIL(m, "%lu warnings", sim_warnings() - w);
+			sim_warn_absorb(sim_warnings() - w);
+			if (ret != -EBUSY)
+				M_FAIL(m, "swap of a mapped CPU returned %d", ret);
+			m_mstat.refused++;
+			return 0;
+		}
 		ret = ring_buffer_swap_cpu(m->buf[1].b, a->b, cpu);
 		/* -EAGAIN/-EBUSY: refused, e.g. while recording is off */
 		if (ret == -EAGAIN || ret == -EBUSY)
@@ -500,6 +726,8 @@ static int m_step(struct m_state *m)
 		return 0;
 	}
 	case 18:
+		if (m->mapped_mode)
+			return (op >> 7) ? m_map_toggle(m, cpu) : m_map_read(m, cpu);
 		return m_consume(m, 1, cpu, 0);
 	case 19: {
 		int order = (op >> 6) % 3, ret;
@@ -510,6 +738,15 @@ static int m_step(struct m_state *m)
 			for (int bi = 0; bi < 2; bi++)
 				if (ring_buffer_subbuf_order_set(m->buf[bi].b, order))
 					M_FAIL(m, "setting the same order failed");
+			return 0;
+		}
+		if (m_any_mapped(m)) {
+			ret = ring_buffer_subbuf_order_set(a->b, order);
+			if (ret != -EBUSY)
+				M_FAIL(m, "order change while mapped returned %d", ret);
+			if (ring_buffer_subbuf_order_get(a->b) != m->order)
+				M_FAIL(m, "order changed while mapped");
+			m_mstat.refused++;
 			return 0;
 		}
 		m->order = order;
@@ -565,12 +802,13 @@ static int m_step(struct m_state *m)
 	return 0;
 }
 
-int rb_model_run(const u8 *data, size_t len, int verbose)
+static int m_run(const u8 *data, size_t len, int verbose, int mapped)
 {
 	static struct m_state m;
 	int ret = 0, first = data && len ? data[0] : 0;
 
 	memset(&m, 0, sizeof(m));
+	m.mapped_mode = mapped;
 	m.p = data + !!len;
 	m.end = data + len;
 	m.verbose = verbose;
@@ -586,6 +824,8 @@ int rb_model_run(const u8 *data, size_t len, int verbose)
 		}
 		ring_buffer_set_clock(m.buf[bi].b, m_clock);
 	}
+	for (int cpu = 0; cpu < M_NCPU && mapped && !ret; cpu++)
+		ret = m_map_toggle(&m, cpu);
 	while (m.p < m.end && !ret) {
 		m.step++;
 		ret = m_step(&m);
@@ -605,12 +845,20 @@ int rb_model_run(const u8 *data, size_t len, int verbose)
 				ret = m_counters(&m, bi, cpu);
 	}
 	sim_bind(0);
+	for (int cpu = 0; cpu < M_NCPU; cpu++)
+		if (m.map[cpu].on && t_unmap(&m.map[cpu].tm) && !ret)
+			ret = 1, printf("# model: final unmap of cpu %d failed\n", cpu);
 	for (int bi = 0; bi < 2; bi++)
 		ring_buffer_free(m.buf[bi].b);
 	return ret;
 }
 
-static int m_random_runs(int runs, int len, u32 seed)
+int rb_model_run(const u8 *data, size_t len, int verbose)
+{
+	return m_run(data, len, verbose, 0);
+}
+
+static int m_random_runs_mode(int runs, int len, u32 seed, int mapped)
 {
 	static u8 buf[8192];
 	u64 x = seed;
@@ -620,13 +868,35 @@ static int m_random_runs(int runs, int len, u32 seed)
 			x = x * 6364136223846793005ULL + 1442695040888963407ULL;
 			buf[i] = x >> 56;
 		}
-		if (rb_model_run(buf, len, 0)) {
+		if (m_run(buf, len, 0, mapped)) {
 			printf("# model run %d of seed %u diverged\n", r, seed);
 			if (getenv("RB_MODEL_TRACE"))
-				rb_model_run(buf, len, 2);
+				m_run(buf, len, 2, mapped);
 			return 1;
 		}
 	}
+	return 0;
+}
+
+static int m_random_runs(int runs, int len, u32 seed)
+{
+	return m_random_runs_mode(runs, len, seed, 0);
+}
+
+static int test_model_mapped(void)
+{
+	memset(&m_mstat, 0, sizeof(m_mstat));
+	if (m_random_runs_mode(rb_opt_tsan ? 20 : 1000, 300, 3, 1) ||
+	    m_random_runs_mode(rb_opt_tsan ? 3 : 100, 6000, 4, 1))
+		return 1;
+	printf("# mapped: %lu maps, %lu GET_READER, %lu events read through the mapping, "
+	       "losses reported %lu in the sub-buffer and %lu in reader.lost_events, "
+	       "%lu resizes/swaps/order changes refused\n",
+	       m_mstat.maps, m_mstat.get_reader, m_mstat.events, m_mstat.lost_flagged,
+	       m_mstat.lost_meta, m_mstat.refused);
+	/* a run that never read through the mapping would pass by testing nothing */
+	if (!m_mstat.events || !m_mstat.lost_flagged || !m_mstat.refused)
+		T_FAIL("the mapped runs did not exercise the mapping");
 	return 0;
 }
 
@@ -643,5 +913,6 @@ static int test_model_long(void)
 const struct rb_case rb_model_cases[] = {
 	{ "model_short_sequences", test_model_small },
 	{ "model_long_sequences", test_model_long },
+	{ "model_mapped_reader", test_model_mapped },
 };
 const int rb_nr_model_cases = ARRAY_SIZE(rb_model_cases);

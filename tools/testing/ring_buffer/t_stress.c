@@ -10,6 +10,16 @@
  * and a checksum over the rest.  Readers check: intact, order per CPU and
  * level, no duplicates, stamps never backwards per CPU; at every pause,
  * per CPU: committed == entries + read + overrun and read == received.
+ *
+ * stress_mapped_reader adds a thread that maps CPU 1 or CPU 3 (taking
+ * turns, unmapping in between) and reads it through the mapping with
+ * GET_READER, racing the writers, the consumer or read_page reader of
+ * that CPU, the iterator, resizes (refused while mapped) and the resets
+ * and swaps (refused) of the pauses.  What it reads counts as received:
+ * every event is still accounted for, read by one reader exactly once.
+ * The readers of one CPU take turns (s_rlock): between GET_READER and
+ * reading the sub-buffer, another consuming reader could hand it back to
+ * the writers, as it could to user space in the kernel.
  */
 #include "rb_test.h"
 
@@ -53,6 +63,11 @@ static struct {
 	unsigned long resets, swaps, swap_refused, pauses, committed_total, refused_total;
 	unsigned long sizes[S_NCPU];
 	double secs;
+	/* the mapped reader */
+	int mapped;			/* this run has one */
+	int map_cpu;			/* CPU mapped now, -1 if none */
+	unsigned long map_events, map_calls, map_cycles, map_lost, map_busy;
+	pthread_mutex_t rlock[S_NCPU];	/* the consuming readers of a CPU take turns */
 } S;
 
 static const u32 s_lens[] = { 24, 24, 32, 40, 64, 100, 112, 116, 200 };
@@ -276,11 +291,13 @@ static int s_consume_cpu(struct trace_buffer *b, int cpu, int max)
 	int n = 0;
 	u64 ts;
 
+	pthread_mutex_lock(&S.rlock[cpu]);
 	while (n < max && (e = ring_buffer_consume(b, cpu, &ts, &lost))) {
 		s_check(cpu, ring_buffer_event_data(e), ring_buffer_event_length(e), ts, 1);
 		S.cpu[cpu].lost += lost;
 		n++;
 	}
+	pthread_mutex_unlock(&S.rlock[cpu]);
 	return n;
 }
 
@@ -327,16 +344,21 @@ static void *s_page_reader(void *arg)
 			int n, missed;
 
 			r = r * 1103515245 + 12345;
-			if (ring_buffer_read_page(S.buf, rp[cpu], PAGE_SIZE, cpu, (r >> 10) & 1) < 0)
+			pthread_mutex_lock(&S.rlock[cpu]);
+			if (ring_buffer_read_page(S.buf, rp[cpu], PAGE_SIZE, cpu, (r >> 10) & 1) < 0) {
+				pthread_mutex_unlock(&S.rlock[cpu]);
 				continue;
+			}
 			n = t_parse_page(ring_buffer_read_page_data(rp[cpu]), PAGE_SIZE, ev,
 					 1024, &missed);
 			if (n < 0) {
+				pthread_mutex_unlock(&S.rlock[cpu]);
 				s_fail("cpu %d: malformed sub-buffer", cpu);
 				continue;
 			}
 			for (int i = 0; i < n; i++)
 				s_check(cpu, ev[i].data, ev[i].len, ev[i].ts, 1);
+			pthread_mutex_unlock(&S.rlock[cpu]);
 			__atomic_add_fetch(&S.pages, 1, __ATOMIC_RELAXED);
 			got += n;
 		}
@@ -396,6 +418,154 @@ static void *s_iterator(void *arg)
 		ring_buffer_read_finish(it);
 		__atomic_add_fetch(&S.iter_events, n, __ATOMIC_RELAXED);
 		usleep(2000);
+	}
+	return NULL;
+}
+
+/*
+ * Stock maps a CPU with a window in which read_page() can take a numbered
+ * sub-buffer out of the ring (t_map.c, map_vs_read_page): on stock only,
+ * a map waits for the other readers of the CPU.
+ */
+#ifdef RB_STOCK
+#define S_MAP_LOCKED 1
+#else
+#define S_MAP_LOCKED 0
+#endif
+/* Map @cpu whole; a resize may change its ring meanwhile: then again. */
+static int s_map(struct t_map *m, int cpu)
+{
+	for (int tries = 0; tries < 100; tries++) {
+		int ret;
+
+		if (S_MAP_LOCKED)
+			pthread_mutex_lock(&S.rlock[cpu]);
+		ret = t_map(m, S.buf, cpu);
+		if (S_MAP_LOCKED)
+			pthread_mutex_unlock(&S.rlock[cpu]);
+
+		if (ret == -EINVAL)
+			continue;
+		if (ret) {
+			s_fail("cpu %d: ring_buffer_map() = %d", cpu, ret);
+			return ret;
+		}
+		/* the length was taken before the map: is it the whole ring? */
+		if (t_map_meta(m)->nr_subbufs == t_map_ring_subbufs(S.buf, cpu) + 1 &&
+		    sim_vm_addr(&m->vma, t_map_subbuf_off(m, t_map_meta(m)->nr_subbufs - 1)))
+			return 0;
+		t_unmap(m);
+	}
+	s_fail("cpu %d: could not map the whole ring", cpu);
+	return -1;
+}
+
+/*
+ * One GET_READER and the events it handed over: those of the reader
+ * sub-buffer up to reader.read that no reader received yet (the ones
+ * before were taken by another reader, or by an earlier GET_READER).
+ * The bytes past reader.read may be the writer's: not touched.
+ */
+static int s_map_read(struct t_map *m, int cpu)
+{
+	static __thread u8 page[PAGE_SIZE];
+	static __thread struct t_pevent ev[1024];
+	struct s_cpu_state *st = &S.cpu[cpu];
+	struct trace_buffer_meta *meta = t_map_meta(m);
+	unsigned long word;
+	int ret, n, got = 0;
+	u32 id, rd;
+
+	pthread_mutex_lock(&S.rlock[cpu]);
+	ret = ring_buffer_map_get_reader(S.buf, cpu);
+	S.map_calls++;
+	if (ret) {
+		pthread_mutex_unlock(&S.rlock[cpu]);
+		s_fail("cpu %d: GET_READER = %d", cpu, ret);
+		return 0;
+	}
+	id = READ_ONCE(meta->reader.id);
+	rd = READ_ONCE(meta->reader.read);
+	/* nobody else reads this CPU now: the meta page's count is exact */
+	if (meta->read != ring_buffer_read_events_cpu(S.buf, cpu))
+		s_fail("cpu %d: meta read %llu, buffer %lu", cpu,
+		       (unsigned long long)meta->read, ring_buffer_read_events_cpu(S.buf, cpu));
+	/* the stamp, then the data up to reader.read (the commit word may be moving) */
+	if (id >= meta->nr_subbufs || rd > PAGE_SIZE - T_SB_HDR ||
+	    t_map_copy(m, t_map_subbuf_off(m, id), page, 8) ||
+	    t_map_copy(m, t_map_subbuf_off(m, id) + T_SB_HDR, page + T_SB_HDR, rd)) {
+		pthread_mutex_unlock(&S.rlock[cpu]);
+		s_fail("cpu %d: reader id %u read %u not readable through the mapping",
+		       cpu, id, rd);
+		return 0;
+	}
+	word = t_map_commit(m, id);
+	if (rd > (word & T_COMMIT_MASK))
+		s_fail("cpu %d: reader.read %u beyond commit %lu", cpu, rd, word & T_COMMIT_MASK);
+	n = t_parse_data(page, rd, ev, ARRAY_SIZE(ev));
+	if (n < 0)
+		s_fail("cpu %d: malformed sub-buffer through the mapping", cpu);
+	for (int i = 0; i < n; i++) {
+		struct s_payload h;
+
+		memcpy(&h, ev[i].data, S_HDR);
+		/* taken before: the front of the sub-buffer only */
+		if (!got && h.magic == S_MAGIC && h.lvl < SIM_NR_LEVELS &&
+		    h.seq + 1 <= st->last_seq[h.lvl])
+			continue;
+		if (!got && i == 0 && (word & T_MISSED_EVENTS) && (word & T_MISSED_STORED)) {
+			unsigned long lost;
+
+			if (t_map_copy(m, t_map_subbuf_off(m, id) + T_SB_HDR + (word & T_COMMIT_MASK),
+				       &lost, sizeof(lost)))
+				s_fail("cpu %d: lost count not readable", cpu);
+			else
+				st->lost += lost, S.map_lost += lost;
+		}
+		s_check(cpu, ev[i].data, ev[i].len, ev[i].ts, 1);
+		got++;
+	}
+	pthread_mutex_unlock(&S.rlock[cpu]);
+	__atomic_add_fetch(&S.map_events, got, __ATOMIC_RELAXED);
+	return got;
+}
+
+/* The mapped reader: CPU 1 or 3 in turns, mapped for a while each. */
+static void *s_mapper(void *arg)
+{
+	struct t_map m = { 0 };
+	int turn = 0, left = 0, cpu = -1;
+
+	(void)arg;
+	while (!__atomic_load_n(&S.stop, __ATOMIC_RELAXED)) {
+		if (__atomic_load_n(&S.paused, __ATOMIC_SEQ_CST)) {
+			s_park();
+			continue;
+		}
+		if (cpu < 0) {
+			cpu = turn++ % 2 ? 3 : 1;
+			if (s_map(&m, cpu)) {
+				cpu = -1;
+				break;
+			}
+			__atomic_store_n(&S.map_cpu, cpu, __ATOMIC_SEQ_CST);
+			S.map_cycles++;
+			left = 500 + turn * 37 % 500;
+		}
+		if (!s_map_read(&m, cpu))
+			usleep(50);
+		if (--left <= 0) {
+			__atomic_store_n(&S.map_cpu, -1, __ATOMIC_SEQ_CST);
+			if (t_unmap(&m))
+				s_fail("cpu %d: ring_buffer_unmap() failed", cpu);
+			cpu = -1;
+			usleep(2000);
+		}
+	}
+	if (cpu >= 0) {
+		__atomic_store_n(&S.map_cpu, -1, __ATOMIC_SEQ_CST);
+		if (t_unmap(&m))
+			s_fail("cpu %d: ring_buffer_unmap() failed", cpu);
 	}
 	return NULL;
 }
@@ -569,10 +739,36 @@ static void s_pause_action(unsigned int r)
 {
 	int cpu = (r >> 4) % S_NCPU;
 
+	/* every other pause of the mapped run is at the mapped CPU */
+	if (S.mapped && (r >> 12) % 2 && __atomic_load_n(&S.map_cpu, __ATOMIC_SEQ_CST) >= 0)
+		cpu = __atomic_load_n(&S.map_cpu, __ATOMIC_SEQ_CST);
+
 	if ((r >> 8) % 2) {
 		ring_buffer_reset_cpu(S.buf, cpu);
 		if (!ring_buffer_empty_cpu(S.buf, cpu) || ring_buffer_entries_cpu(S.buf, cpu))
 			s_fail("reset cpu %d: not empty", cpu);
+		s_epoch_reset(cpu);
+		S.resets++;
+		return;
+	}
+	if (cpu == __atomic_load_n(&S.map_cpu, __ATOMIC_SEQ_CST)) {
+		/* refused, with a warning at most: callers must not try */
+		unsigned long w = sim_warnings();
+		int ret;
+
+		sim_warn_hush(1);
+		ret = ring_buffer_swap_cpu(S.spare, S.buf, cpu);
+		sim_warn_hush(0);
+		if (sim_warnings() - w > 1)
+			s_fail("swap of mapped cpu %d: %lu warnings", cpu, sim_warnings() - w);
+		sim_warn_absorb(sim_warnings() - w);
+		if (ret != -EBUSY)
+			s_fail("swap of mapped cpu %d returned %d", cpu, ret);
+		S.map_busy++;
+		/* a reset instead: under the mapping */
+		ring_buffer_reset_cpu(S.buf, cpu);
+		if (!ring_buffer_empty_cpu(S.buf, cpu) || ring_buffer_entries_cpu(S.buf, cpu))
+			s_fail("reset mapped cpu %d: not empty", cpu);
 		s_epoch_reset(cpu);
 		S.resets++;
 		return;
@@ -590,20 +786,30 @@ static void s_pause_action(unsigned int r)
 	s_epoch_reset(cpu);
 }
 
-static int test_stress(void)
+static int s_run(int mapped)
 {
-	struct sim_thread cons = { 0 }, pager = { 0 }, iter = { 0 };
+	struct sim_thread cons = { 0 }, pager = { 0 }, iter = { 0 }, mapper = { 0 };
 	pthread_t irq_th;
 	unsigned long total = 0, irqs = 0, nmis = 0;
-	double t0, next_pause, dur = rb_opt_tsan ? 20 : rb_opt_stress_secs;
+	double t0, next_pause, pause_every, dur = rb_opt_tsan ? 20 : rb_opt_stress_secs;
+	unsigned long target = rb_opt_stress_events;
 	unsigned int r = 12345;
-	int nthreads = S_NCPU + 3;
+	int nthreads = S_NCPU + 3 + !!mapped;
 	/* debugging knob: RB_STRESS_NO_RESIZE=1 leaves resizing out */
 	int s_no_resize = getenv("RB_STRESS_NO_RESIZE") != NULL;
 
 	s_no_irq = getenv("RB_STRESS_NO_IRQ") != NULL;
 
 	memset(&S, 0, sizeof(S));
+	for (int cpu = 0; cpu < S_NCPU; cpu++)
+		pthread_mutex_init(&S.rlock[cpu], NULL);
+	S.mapped = mapped;
+	S.map_cpu = -1;
+	/* the second run is the shorter one */
+	if (mapped) {
+		dur = min(dur, rb_opt_tsan ? 20.0 : 60.0);
+		target /= 4;
+	}
 	S.buf = ring_buffer_alloc(64 * PAGE_SIZE, RB_FL_OVERWRITE);
 	S.spare = ring_buffer_alloc(64 * PAGE_SIZE, RB_FL_OVERWRITE);
 	T_ASSERT(S.buf && S.spare);
@@ -615,16 +821,20 @@ static int test_stress(void)
 	sim_thread_start(&cons, 0, s_consumer, NULL);
 	sim_thread_start(&pager, 2, s_page_reader, NULL);
 	sim_thread_start(&iter, 1, s_iterator, NULL);
+	if (mapped)
+		sim_thread_start(&mapper, 3, s_mapper, NULL);
 	pthread_create(&irq_th, NULL, s_irq_source, NULL);
 
 	/* this thread is the control thread */
 	sim_bind(3);
 	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
 	t0 = s_now();
-	next_pause = t0 + 1;
+	/* the mapped run is shorter: it pauses (resets, swaps) more often */
+	pause_every = mapped ? 0.25 : 1;
+	next_pause = t0 + pause_every;
 	while (s_now() - t0 < dur &&
 	       (rb_opt_keep_going || !__atomic_load_n(&S.failed, __ATOMIC_SEQ_CST)) &&
-	       s_progress() < rb_opt_stress_events) {
+	       s_progress() < target) {
 		r = r * 1103515245 + 12345;
 		usleep(1000);
 		switch ((r >> 16) % 8) {
@@ -658,7 +868,7 @@ static int test_stress(void)
 			s_pause_action(r >> 5);
 			S.pauses++;
 			s_resume();
-			next_pause = s_now() + 1;
+			next_pause = s_now() + pause_every;
 		}
 	}
 	ring_buffer_change_overwrite(S.buf, 1);
@@ -669,6 +879,8 @@ static int test_stress(void)
 	sim_thread_join(&cons);
 	sim_thread_join(&pager);
 	sim_thread_join(&iter);
+	if (mapped)
+		sim_thread_join(&mapper);
 	sim_bind(0);
 	/* drain and account for every event */
 	for (int cpu = 0; cpu < S_NCPU; cpu++)
@@ -692,11 +904,15 @@ static int test_stress(void)
 	       s_now() - t0, total, S.committed_total, S.refused_total,
 	       S.committed_total + S.refused_total, S.nr_irq_events, irqs, nmis, S.pages, S.iter_events,
 	       S.resizes, S.flips, S.pauses, S.resets, S.swaps, S.swap_refused);
+	if (mapped)
+		printf("# stress: mapped reader: %lu maps, %lu GET_READER, %lu events read "
+		       "through the mapping, %lu losses flagged, %lu swaps of a mapped CPU refused\n",
+		       S.map_cycles, S.map_calls, S.map_events, S.map_lost, S.map_busy);
 	ring_buffer_free(S.buf);
 	ring_buffer_free(S.spare);
-	if (S.committed_total + S.refused_total < rb_opt_stress_events)
+	if (S.committed_total + S.refused_total < target)
 		printf("# stress: NOTE: target of %lu events not reached within %.0fs "
-		       "(machine load?)\n", rb_opt_stress_events, dur);
+		       "(machine load?)\n", target, dur);
 	if (S.failed) {
 		s_print_kinds();
 		T_FAIL("%d stress failure(s)", S.failed);
@@ -705,10 +921,23 @@ static int test_stress(void)
 		printf("# stress: RB_STRESS_NO_IRQ: no interrupts or NMIs\n");
 	if ((!S.nr_irq_events && !s_no_irq) || !S.pages || !S.iter_events || !S.pauses)
 		T_FAIL("a stress actor did nothing");
+	if (mapped && (!S.map_events || S.map_cycles < 2))
+		T_FAIL("the mapped reader did nothing");
 	return 0;
+}
+
+static int test_stress(void)
+{
+	return s_run(0);
+}
+
+static int test_stress_mapped(void)
+{
+	return s_run(1);
 }
 
 const struct rb_case rb_stress_cases[] = {
 	{ "stress_all_actors", test_stress },
+	{ "stress_mapped_reader", test_stress_mapped },
 };
 const int rb_nr_stress_cases = ARRAY_SIZE(rb_stress_cases);

@@ -37,6 +37,7 @@
 #define CONFIG_TRACING 1
 #define CONFIG_RING_BUFFER_ALLOW_SWAP 1
 #define CONFIG_ARCH_HAVE_NMI_SAFE_CMPXCHG 1
+#define CONFIG_MMU 1
 #define CONFIG_NR_CPUS 64
 #define NR_CPUS 64
 #define HZ 100
@@ -58,7 +59,7 @@
 #endif
 #define __rb_enabled_CONFIG_ARCH_HAVE_NMI_SAFE_CMPXCHG 1
 #define __rb_enabled_CONFIG_RING_BUFFER_ALLOW_SWAP 1
-#define __rb_enabled_CONFIG_MMU 0
+#define __rb_enabled_CONFIG_MMU 1
 #define __rb_enabled_CONFIG_64BIT (BITS_PER_LONG == 64)
 #define __rb_enabled_CONFIG_SMP 1
 #define __rb_enabled_CONFIG_RING_BUFFER_RECORD_RECURSION 0
@@ -915,8 +916,11 @@ static inline int cache_line_size(void) { return SMP_CACHE_BYTES; }
 #define GFP_NOFS GFP_KERNEL
 static inline bool gfpflags_allow_blocking(gfp_t f) { return f & __GFP_DIRECT_RECLAIM; }
 
-/* A struct page is the page itself: page_address() is the identity. */
-struct page { char first_byte; };
+/*
+ * A struct page is the page itself: page_address() is the identity, and
+ * the pages of a higher-order block are consecutive struct pages.
+ */
+struct page { char bytes[PAGE_SIZE]; };
 struct folio { struct page page; };
 void *sim_kmalloc(size_t size, gfp_t f);
 void sim_kfree(const void *p);
@@ -1145,19 +1149,48 @@ void trace_seq_putc(struct trace_seq *s, unsigned char c);
 static inline void trace_seq_init(struct trace_seq *s) { s->len = 0; s->full = 0; s->buffer[0] = 0; }
 static inline bool trace_seq_has_overflowed(struct trace_seq *s) { return s->full; }
 
-/* mm bits named by the mapping code; mapping is not simulated (!MMU) */
-struct vm_area_struct { unsigned long vm_start, vm_end, vm_pgoff; vm_flags_t vm_flags; };
+/*
+ * User mappings (see sim.c).  An address space is its mmap_lock, held for
+ * writing by one thread; a vma carries its page table: one page pointer
+ * per PAGE_SIZE page from vm_start, filled by vm_insert_pages().
+ */
+struct mm_struct { int sim_locker; };	/* sim_tid() of the mmap_lock holder */
+struct vm_area_struct {
+	unsigned long vm_start, vm_end, vm_pgoff;
+	vm_flags_t vm_flags;
+	struct mm_struct *vm_mm;
+	struct page **sim_pte;
+};
+#define VM_READ 0x1UL
 #define VM_WRITE 0x2UL
 #define VM_EXEC 0x4UL
+#define VM_SHARED 0x8UL
+#define VM_MAYREAD 0x10UL
 #define VM_MAYWRITE 0x20UL
+#define VM_MAYEXEC 0x40UL
 #define VM_MAYSHARE 0x80UL
+#define VM_PFNMAP 0x400UL
 #define VM_DONTCOPY 0x20000UL
 #define VM_DONTEXPAND 0x40000UL
 #define VM_DONTDUMP 0x4000000UL
+#define VM_MIXEDMAP 0x10000000UL
 #define vma_pages(v) (((v)->vm_end - (v)->vm_start) >> PAGE_SHIFT)
-#define vm_flags_mod(v, s, c) do { (v)->vm_flags = ((v)->vm_flags | (s)) & ~(c); } while (0)
-#define vm_insert_pages(v, a, p, n) ({ (void)(v); (void)(a); (void)(p); (void)(n); -EOPNOTSUPP; })
-#define ZERO_PAGE(a) ((struct page *)NULL)
+void sim_mmap_assert_locked(struct mm_struct *mm);
+#define mmap_assert_locked(mm) sim_mmap_assert_locked(mm)
+#define mmap_assert_write_locked(mm) sim_mmap_assert_locked(mm)
+/* changing vm_flags takes the vma write lock: mmap_lock held for writing */
+static inline void vm_flags_mod(struct vm_area_struct *v, vm_flags_t set, vm_flags_t clear)
+{
+	sim_mmap_assert_locked(v->vm_mm);
+	v->vm_flags = (v->vm_flags | set) & ~clear;
+}
+#define vm_flags_set(v, f) vm_flags_mod((v), (f), 0)
+#define vm_flags_clear(v, f) vm_flags_mod((v), 0, (f))
+int vm_insert_pages(struct vm_area_struct *vma, unsigned long addr,
+		    struct page **pages, unsigned long *num);
+int vm_insert_page(struct vm_area_struct *vma, unsigned long addr, struct page *page);
+extern struct page sim_zero_page;
+#define ZERO_PAGE(a) ((void)(a), &sim_zero_page)
 
 /* kthreads are only used by the stock startup test, which is not built */
 

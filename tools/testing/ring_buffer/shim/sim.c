@@ -72,12 +72,19 @@ void sim_printk(const char *fmt, ...)
 	va_end(ap);
 }
 
+static __thread int sim_warn_hushed;
+
+void sim_warn_hush(int on)
+{
+	sim_warn_hushed = on;
+}
+
 void sim_warn(const char *file, int line, const char *cond, int once)
 {
 	unsigned long n = __atomic_add_fetch(&sim_warn_count, 1, __ATOMIC_SEQ_CST);
 
 	(void)once;
-	if (n <= 20)
+	if (n <= 20 && !sim_warn_hushed)
 		fprintf(stderr, "# WARNING: %s:%d: %s (cpu %d, pc %#x)\n",
 			file, line, cond, sim_ctx.cpu, sim_ctx.pc);
 }
@@ -924,9 +931,176 @@ struct page *sim_alloc_pages(gfp_t f, unsigned int order)
 	return p;
 }
 
+/* ---------------------------------------------------------------- */
+/* user mappings                                                    */
+/* ---------------------------------------------------------------- */
+struct page sim_zero_page __aligned(PAGE_SIZE);
+
+/*
+ * Pages present in some vma's page table, with repeats: a page the
+ * kernel frees while user space still maps it is a bug of the code under
+ * test (the kernel would keep the page alive by its reference, but user
+ * space would go on reading a page the ring buffer no longer owns).
+ */
+static struct {
+	pthread_mutex_t lock;
+	struct page **pg;
+	unsigned long n, cap;
+} sim_user = { PTHREAD_MUTEX_INITIALIZER };
+
+static void sim_user_add(struct page *pg)
+{
+	pthread_mutex_lock(&sim_user.lock);
+	if (sim_user.n == sim_user.cap) {
+		sim_user.cap = sim_user.cap ? 2 * sim_user.cap : 256;
+		sim_user.pg = realloc(sim_user.pg, sim_user.cap * sizeof(*sim_user.pg));
+		if (!sim_user.pg)
+			sim_bug(__FILE__, __LINE__, "out of memory");
+	}
+	sim_user.pg[sim_user.n] = pg;
+	/* read without the lock by sim_user_check_free() */
+	__atomic_store_n(&sim_user.n, sim_user.n + 1, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&sim_user.lock);
+}
+
+static void sim_user_del(struct page *pg)
+{
+	pthread_mutex_lock(&sim_user.lock);
+	for (unsigned long i = 0; i < sim_user.n; i++) {
+		if (sim_user.pg[i] == pg) {
+			sim_user.pg[i] = sim_user.pg[sim_user.n - 1];
+			__atomic_store_n(&sim_user.n, sim_user.n - 1, __ATOMIC_RELAXED);
+			break;
+		}
+	}
+	pthread_mutex_unlock(&sim_user.lock);
+}
+
+static void sim_user_check_free(void *addr, unsigned int order)
+{
+	unsigned long a = (unsigned long)addr, end = a + (PAGE_SIZE << order);
+	int mapped = 0;
+
+	if (!__atomic_load_n(&sim_user.n, __ATOMIC_RELAXED))
+		return;
+	pthread_mutex_lock(&sim_user.lock);
+	for (unsigned long i = 0; i < sim_user.n; i++)
+		if ((unsigned long)sim_user.pg[i] >= a && (unsigned long)sim_user.pg[i] < end)
+			mapped = 1;
+	pthread_mutex_unlock(&sim_user.lock);
+	if (mapped)
+		sim_warn(__FILE__, __LINE__, "page freed while mapped to user space", 0);
+}
+
+void sim_mmap_lock(struct mm_struct *mm)
+{
+	if (mm->sim_locker)
+		sim_bug(__FILE__, __LINE__, "mmap_lock taken twice");
+	mm->sim_locker = sim_tid();
+}
+
+void sim_mmap_unlock(struct mm_struct *mm)
+{
+	if (mm->sim_locker != sim_tid())
+		sim_bug(__FILE__, __LINE__, "mmap_lock released by another thread");
+	mm->sim_locker = 0;
+}
+
+void sim_mmap_assert_locked(struct mm_struct *mm)
+{
+	if (!mm || mm->sim_locker != sim_tid())
+		sim_warn(__FILE__, __LINE__, "mmap_lock not held", 1);
+}
+
+void sim_vm_setup(struct vm_area_struct *vma, struct mm_struct *mm, unsigned long start,
+		  unsigned long nr_pages, unsigned long pgoff, vm_flags_t flags)
+{
+	memset(vma, 0, sizeof(*vma));
+	vma->vm_start = start;
+	vma->vm_end = start + nr_pages * PAGE_SIZE;
+	vma->vm_pgoff = pgoff;
+	vma->vm_flags = flags;
+	vma->vm_mm = mm;
+	vma->sim_pte = calloc(nr_pages + 1, sizeof(*vma->sim_pte));
+	if (!vma->sim_pte)
+		sim_bug(__FILE__, __LINE__, "out of memory");
+}
+
+void sim_vm_zap(struct vm_area_struct *vma)
+{
+	for (unsigned long i = 0; i < vma_pages(vma); i++) {
+		if (vma->sim_pte[i] && vma->sim_pte[i] != &sim_zero_page)
+			sim_user_del(vma->sim_pte[i]);
+		vma->sim_pte[i] = NULL;
+	}
+	free(vma->sim_pte);
+	vma->sim_pte = NULL;
+}
+
+void *sim_vm_addr(const struct vm_area_struct *vma, unsigned long off)
+{
+	unsigned long i = off >> PAGE_SHIFT;
+
+	if (!vma->sim_pte || off >= vma->vm_end - vma->vm_start || !vma->sim_pte[i])
+		return NULL;
+	return (char *)vma->sim_pte[i] + (off & ~PAGE_MASK);
+}
+
+/*
+ * As mm/memory.c: the range must lie in the vma, the first insertion
+ * marks it VM_MIXEDMAP (under mmap_lock), a present entry is -EBUSY, the
+ * zero page only where the mapping can never become writable; on an error
+ * *num is the number of pages not inserted.
+ */
+void (*sim_vm_insert_fn)(struct vm_area_struct *vma);
+
+int vm_insert_pages(struct vm_area_struct *vma, unsigned long addr,
+		    struct page **pages, unsigned long *num)
+{
+	unsigned long idx = (addr - vma->vm_start) >> PAGE_SHIFT;
+	void (*fn)(struct vm_area_struct *vma) = sim_vm_insert_fn;
+
+	if (fn) {
+		sim_vm_insert_fn = NULL;
+		fn(vma);
+	}
+
+	if (addr & ~PAGE_MASK)
+		sim_bug(__FILE__, __LINE__, "vm_insert_pages: unaligned address");
+	if (addr < vma->vm_start || addr + *num * PAGE_SIZE > vma->vm_end ||
+	    addr + *num * PAGE_SIZE < addr)
+		return -EFAULT;
+	if (!(vma->vm_flags & VM_MIXEDMAP)) {
+		if (vma->vm_flags & VM_PFNMAP)
+			sim_bug(__FILE__, __LINE__, "vm_insert_pages: VM_PFNMAP");
+		vm_flags_set(vma, VM_MIXEDMAP);
+	}
+	for (unsigned long i = 0; *num; i++, idx++, (*num)--) {
+		struct page *pg = pages[i];
+
+		if (!pg || ((unsigned long)pg & ~PAGE_MASK))
+			sim_bug(__FILE__, __LINE__, "vm_insert_pages: not a page");
+		if (pg == &sim_zero_page && (vma->vm_flags & (VM_WRITE | VM_MAYWRITE)))
+			return -EINVAL;
+		if (vma->sim_pte[idx])
+			return -EBUSY;
+		vma->sim_pte[idx] = pg;
+		if (pg != &sim_zero_page)
+			sim_user_add(pg);
+	}
+	return 0;
+}
+
+int vm_insert_page(struct vm_area_struct *vma, unsigned long addr, struct page *page)
+{
+	unsigned long one = 1;
+
+	return vm_insert_pages(vma, addr, &page, &one);
+}
+
 void sim_free_pages(void *addr, unsigned int order)
 {
-	(void)order;
+	sim_user_check_free(addr, order);
 	free(addr);
 }
 

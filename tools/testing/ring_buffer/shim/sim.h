@@ -39,6 +39,8 @@ void sim_raise_nmi(struct sim_thread *t);
 unsigned long sim_warnings(void);
 /* forget n warnings a harness self-test provoked on purpose */
 void sim_warn_absorb(unsigned long n);
+/* warnings of the calling thread are counted but not printed (expected ones) */
+void sim_warn_hush(int on);
 /* fail the next n-th allocation (1 = next one); 0 disables */
 void sim_fail_alloc_after(long n);
 /*
@@ -67,5 +69,24 @@ void sim_set_exclusive(int on);
 /* Called once (then cleared) at the end of the next synchronize_rcu(). */
 extern void (*sim_after_gp_fn)(void);
 void sim_quiet(int on);
+
+/*
+ * User mappings: an mm is its mmap_lock (taken for writing by one
+ * thread); sim_vm_setup() makes a vma of nr_pages with an empty page
+ * table, vm_insert_pages() fills it, sim_vm_addr() reads through it (NULL
+ * where no page is present) and sim_vm_zap() empties and frees it, as
+ * munmap does before the vma's close.  Freeing a page that is still
+ * mapped warns.
+ */
+struct mm_struct;
+struct vm_area_struct;
+void sim_mmap_lock(struct mm_struct *mm);
+void sim_mmap_unlock(struct mm_struct *mm);
+void sim_vm_setup(struct vm_area_struct *vma, struct mm_struct *mm, unsigned long start,
+		  unsigned long nr_pages, unsigned long pgoff, unsigned long flags);
+void sim_vm_zap(struct vm_area_struct *vma);
+void *sim_vm_addr(const struct vm_area_struct *vma, unsigned long off);
+/* Called once (then cleared) when vm_insert_pages() is entered next. */
+extern void (*sim_vm_insert_fn)(struct vm_area_struct *vma);
 
 #endif /* RB_SIM_H */
