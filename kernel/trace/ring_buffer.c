@@ -1632,8 +1632,11 @@ rb_read_one(struct trace_buffer *buffer, int cpu, u64 *ts,
 	return ev;
 }
 
-/* Refresh what a user mapping's meta page says.  Reader lock held. */
-static void rb_meta_update(struct rb_cpu *cb)
+/*
+ * Refresh what a user mapping's meta page says; @lost: events lost before
+ * the reader's page that its commit word could not flag.  Reader lock held.
+ */
+static void rb_meta_update(struct rb_cpu *cb, unsigned long lost)
 {
 	struct trace_buffer_meta *m = cb->meta;
 	struct rb_cursor *rd = &cb->rd;
@@ -1644,7 +1647,7 @@ static void rb_meta_update(struct rb_cpu *cb)
 	/* A page the reader has left is read to the end. */
 	if (!rd->own)
 		read = local_read(&rd->copy->commit) & RB_COMMIT_MASK;
-	WRITE_ONCE(m->reader.lost_events, 0);
+	WRITE_ONCE(m->reader.lost_events, lost);
 	WRITE_ONCE(m->reader.id, cb->rd_id);
 	WRITE_ONCE(m->reader.read, read);
 	WRITE_ONCE(m->entries, local_read(&cb->committed));
@@ -2727,7 +2730,7 @@ static void rb_reset_one(struct rb_cpu *cb)
 	 * atomic store, so that none of their increments straddles it.
 	 */
 	atomic_long_set(&cb->dropped, 0);
-	rb_meta_update(cb);
+	rb_meta_update(cb, 0);
 	raw_spin_unlock_irq(&cb->reader_lock);
 }
 
@@ -2815,7 +2818,12 @@ int ring_buffer_swap_cpu(struct trace_buffer *buffer_a,
 	struct rb_cpu *ca = rb_cpu_get(buffer_a, cpu);
 	struct rb_cpu *cb = rb_cpu_get(buffer_b, cpu);
 
-	if (!ca || !cb || ca->nr != cb->nr || ca->order != cb->order)
+	if (!ca || !cb)
+		return -EINVAL;
+	/* trace.c refuses snapshots of a mapped buffer before this. */
+	if (WARN_ON_ONCE(READ_ONCE(ca->mapped) || READ_ONCE(cb->mapped)))
+		return -EBUSY;
+	if (ca->nr != cb->nr || ca->order != cb->order)
 		return -EINVAL;
 	if (atomic_read(&buffer_a->record_disabled) ||
 	    atomic_read(&buffer_b->record_disabled) ||
@@ -2823,9 +2831,6 @@ int ring_buffer_swap_cpu(struct trace_buffer *buffer_a,
 	    atomic_read(&cb->record_disabled))
 		return -EAGAIN;
 	if (atomic_read(&ca->iters) || atomic_read(&cb->iters))
-		return -EBUSY;
-	/* trace.c refuses snapshots of a mapped buffer before this. */
-	if (WARN_ON_ONCE(READ_ONCE(ca->mapped) || READ_ONCE(cb->mapped)))
 		return -EBUSY;
 	WRITE_ONCE(per_cpu_ptr(buffer_a->slots, cpu)->cb, cb);
 	WRITE_ONCE(per_cpu_ptr(buffer_b->slots, cpu)->cb, ca);
@@ -3845,7 +3850,7 @@ static int rb_map_first(struct rb_cpu *cb)
 			sb->id = i + 1;
 	}
 	cb->meta = m;
-	rb_meta_update(cb);
+	rb_meta_update(cb, 0);
 	raw_spin_unlock_irq(&cb->reader_lock);
 	rb_release_writers(cb);
 	return 0;
@@ -3999,11 +4004,13 @@ int ring_buffer_unmap(struct trace_buffer *buffer, int cpu)
 EXPORT_SYMBOL_GPL(ring_buffer_unmap);
 
 /*
- * The reader's page was read through the mapping up to what the meta
- * page said; what is there beyond counts as read now.  Otherwise take the
- * next sub-buffer with data.  Reader lock held.
+ * What the reader's page holds beyond what the meta page said counts as
+ * read now: user space reads it through the mapping.  Without any, the
+ * next sub-buffer with data becomes the reader's, all of it read.  Reader
+ * lock held.
  */
-static void rb_map_next(struct trace_buffer *buffer, struct rb_cpu *cb)
+static unsigned long rb_map_next(struct trace_buffer *buffer,
+				 struct rb_cpu *cb)
 {
 	struct rb_cursor *rd = &cb->rd;
 	struct ring_buffer_event *ev;
@@ -4016,28 +4023,37 @@ static void rb_map_next(struct trace_buffer *buffer, struct rb_cpu *cb)
 		if (rd->off < rd->len) {
 			while ((ev = rb_cur_event(buffer, rd, &ts)))
 				rb_rd_consume(cb, ev, ts);
-			return;
+			/* Lost before a page another read took: tell here. */
+			return rb_take_lost(cb, true);
 		}
 		if (!rd->done)
-			return;
+			return 0;
 		rb_rd_move(cb, rd->seq + 1);
 	}
 	for (tries = 0; !rd->own && tries < RB_READ_TRIES; tries++) {
 		rb_rd_sync(cb);
 		if (!rb_has_data(cb, rd->seq))
-			return;
+			return 0;
 		rb_take(cb);
 	}
-	lost = rb_take_lost(cb, false);
-	/* Flags go into a commit word only the reader writes from now on. */
+	if (!rd->own)
+		return 0;
+	/* As 6.12: the whole sub-buffer goes to user space, read. */
+	while ((ev = rb_cur_event(buffer, rd, &ts)))
+		rb_rd_consume(cb, ev, ts);
+	lost = rb_take_lost(cb, true);
+	/*
+	 * Flags go only into a commit word the writer is done with; while
+	 * it is still on the page, the meta page tells, as 6.12 may.
+	 */
 	if (!lost || !rd->done)
-		return;
-	rb_take_lost(cb, true);
+		return lost;
 	if (rd->len + sizeof(long) <= cb->cap) {
 		memcpy(&rd->copy->data[rd->len], &lost, sizeof(long));
 		local_add(RB_MISSED_STORED, &rd->copy->commit);
 	}
 	local_add(RB_MISSED_EVENTS, &rd->copy->commit);
+	return 0;
 }
 
 /**
@@ -4064,8 +4080,7 @@ int ring_buffer_map_get_reader(struct trace_buffer *buffer, int cpu)
 	mutex_lock(&buffer->mutex);
 	if (cb->mapped) {
 		raw_spin_lock_irq(&cb->reader_lock);
-		rb_map_next(buffer, cb);
-		rb_meta_update(cb);
+		rb_meta_update(cb, rb_map_next(buffer, cb));
 		raw_spin_unlock_irq(&cb->reader_lock);
 	} else {
 		ret = -ENODEV;

@@ -278,11 +278,15 @@ static int m_write(struct m_state *m, int cpu, int how)
 		c->refused++;
 		return 0;
 	}
-	if (how == 3)
-		return 0;
-	/* written in overwrite mode: may be lost later, noticed only on reading */
+	/*
+	 * Written in overwrite mode: may be lost later, noticed only on
+	 * reading.  A reservation that is then discarded may have moved the
+	 * writer on and pushed the oldest sub-buffer out all the same.
+	 */
 	if (m->overwrite)
 		c->may_lose = 1;
+	if (how == 3)
+		return 0;
 	if (c->n == M_MAXEV)
 		m_at(c, 1)->lost_before += m_at(c, 0)->lost_before + 1,
 		m_pop(c, 1), c->known_lost++;
