@@ -843,7 +843,11 @@ rb_reserve(struct trace_buffer *buffer, struct rb_cpu *cb, struct rb_wctx *wc,
 		     (u64)(u32)(off - 1) + size >= cb->cap ||
 		     !local64_try_cmpxchg(&cb->write, &w, w + size)))
 		return rb_reserve_slow(buffer, cb, wc, size, false);
-	sb = rb_tail_of(cb, rb_pseq(cb, w));
+	/*
+	 * stamp_pos == w: the claim that ended at w is complete, and so is
+	 * the move into this sub-buffer that came before it: tail is its.
+	 */
+	sb = READ_ONCE(cb->tail);
 	rb_claimed(cb, wc, sb, w, w + size, ts);
 	ev = (void *)&sb->page->data[off];
 	return rb_set_data_header(ev, size, delta);
@@ -878,7 +882,12 @@ static __always_inline void rb_set_page_commit(struct rb_cpu *cb, u64 w)
 
 	if (unlikely(s != last))
 		rb_pass_pages(cb, s, last);
-	local_set(&rb_tail_of(cb, last)->page->commit, rb_poff(cb, w));
+	/*
+	 * A writer that interrupted us since we read w may have moved
+	 * tail on: then we store into a page that commit does not expose yet,
+	 * and rb_end_commit() goes round again with the new w.
+	 */
+	local_set(&READ_ONCE(cb->tail)->page->commit, rb_poff(cb, w));
 }
 
 /*
