@@ -183,6 +183,7 @@ struct rb_cursor {
 	u64			seq;
 	unsigned int		off;		/* next byte to decode */
 	unsigned int		len;		/* bytes readable so far */
+	unsigned int		size;		/* of the event at off, once found */
 	bool			done;		/* the writer has left seq */
 	bool			own;
 	u64			ts;		/* stamp of the last event passed */
@@ -198,6 +199,7 @@ struct rb_cpu {
 	u64			stamp;
 	u64			stamp_pos;
 	struct rb_subbuf	*tail;
+	struct rb_subbuf	*ptail;		/* see rb_set_page_commit() */
 	local_t			committed;
 	local_t			overrun;
 	local_t			commit_overrun;
@@ -214,6 +216,7 @@ struct rb_cpu {
 	raw_spinlock_t		reader_lock;
 	struct rb_cursor	rd;
 	unsigned int		rd_id;		/* of rd.copy in a user mapping */
+	struct rb_subbuf	*rd_sb;		/* slot rd.seq was taken from */
 	unsigned long		rd_base;	/* slot's cum when rd.seq began */
 	long			rd_total;	/* see rb_own_total() */
 	unsigned long		read;
@@ -533,7 +536,7 @@ static bool rb_nmi_no_read(void)
 	return RB_NMI_UNSAFE && in_nmi();
 }
 
-static bool rb_lock(struct rb_cpu *cb, unsigned long *flags)
+static __always_inline bool rb_lock(struct rb_cpu *cb, unsigned long *flags)
 	__acquires(&cb->reader_lock)
 {
 	if (likely(!in_nmi())) {
@@ -548,7 +551,8 @@ static bool rb_lock(struct rb_cpu *cb, unsigned long *flags)
 	return false;
 }
 
-static void rb_unlock(struct rb_cpu *cb, unsigned long flags, bool locked)
+static __always_inline void rb_unlock(struct rb_cpu *cb, unsigned long flags,
+				      bool locked)
 	__releases(&cb->reader_lock)
 {
 	if (likely(locked)) {
@@ -843,51 +847,54 @@ rb_reserve(struct trace_buffer *buffer, struct rb_cpu *cb, struct rb_wctx *wc,
 		     (u64)(u32)(off - 1) + size >= cb->cap ||
 		     !local64_try_cmpxchg(&cb->write, &w, w + size)))
 		return rb_reserve_slow(buffer, cb, wc, size, false);
-	/*
-	 * stamp_pos == w: the claim that ended at w is complete, and so is
-	 * the move into this sub-buffer that came before it: tail is its.
-	 */
-	sb = READ_ONCE(cb->tail);
+	sb = rb_tail_of(cb, rb_pseq(cb, w));
 	rb_claimed(cb, wc, sb, w, w + size, ts);
 	ev = (void *)&sb->page->data[off];
 	return rb_set_data_header(ev, size, delta);
 }
 
-/* Commit is about to pass sub-buffers @s up to @last: final lengths. */
-static noinline void rb_pass_pages(struct rb_cpu *cb, u64 s, u64 last)
+/*
+ * Commit is about to move from sub-buffer @s to @last (or to @w in a
+ * mapped ring): every page it passes gets its final length in its commit
+ * word, and the last one, if user space may read it, its current one.
+ */
+static noinline void rb_page_commits(struct rb_cpu *cb, u64 w)
 {
-	for (; s != last; s++) {
-		struct rb_subbuf *sb = rb_slot_of(cb, s);
+	u64 s = rb_pseq(cb, local64_read(&cb->commit));
+	u64 last = rb_pseq(cb, w);
+	struct rb_subbuf *sb;
 
+	for (; s != last; s++) {
+		sb = rb_slot_of(cb, s);
 		local_set(&sb->page->commit, READ_ONCE(sb->end));
 	}
 	/*
-	 * Pairs with the smp_rmb() between reading commit and a page's
-	 * commit word in rb_own_len(): a reader that sees commit beyond a
-	 * sub-buffer finds its final length in the page.
+	 * Pairs with the smp_rmb() in rb_own_len(): a reader that sees
+	 * commit beyond a sub-buffer finds its final length in the page.
 	 */
 	smp_wmb();
+	sb = rb_slot_of(cb, last);
+	if (READ_ONCE(cb->mapped)) {
+		local_set(&sb->page->commit, rb_poff(cb, w));
+		sb = NULL;
+	}
+	cb->ptail = sb;
 }
 
 /*
- * The commit word of the page the commit position @w ends in is its data
- * length, as 6.12's page format has it: the reader that owns the page and
- * user space mappings read events up to it.  Called between the barrier
- * that orders the events and the store of cb->commit.
+ * Page commit words, as 6.12's page format has them: the owning reader
+ * reads a page's final length there once commit has passed it, and user
+ * space reads the live length of the page it maps.  ptail is the tail of
+ * the last publication, NULL while mapped: while tail is still ptail the
+ * writer has not left that sub-buffer (it cannot lap an open commit) and
+ * there is nothing to store.  Called between the barrier that orders the
+ * events and the store of cb->commit; by the outermost writer, after
+ * every move that nested in it is complete.
  */
 static __always_inline void rb_set_page_commit(struct rb_cpu *cb, u64 w)
 {
-	u64 last = rb_pseq(cb, w);
-	u64 s = rb_pseq(cb, local64_read(&cb->commit));
-
-	if (unlikely(s != last))
-		rb_pass_pages(cb, s, last);
-	/*
-	 * A writer that interrupted us since we read w may have moved
-	 * tail on: then we store into a page that commit does not expose yet,
-	 * and rb_end_commit() goes round again with the new w.
-	 */
-	local_set(&READ_ONCE(cb->tail)->page->commit, rb_poff(cb, w));
+	if (unlikely(READ_ONCE(cb->tail) != cb->ptail))
+		rb_page_commits(cb, w);
 }
 
 /*
@@ -1372,7 +1379,7 @@ static int rb_cur_fill(struct rb_cpu *cb, struct rb_cursor *cur)
  * Step over time and padding events; return the next data event of the
  * cursor's page with its stamp in @ts, or NULL when the page is used up.
  */
-static struct ring_buffer_event *
+static __always_inline struct ring_buffer_event *
 rb_cur_event(struct trace_buffer *buffer, struct rb_cursor *cur, u64 *ts)
 {
 	while (cur->off < cur->len) {
@@ -1394,6 +1401,7 @@ rb_cur_event(struct trace_buffer *buffer, struct rb_cursor *cur, u64 *ts)
 			break;
 		default:
 			*ts = cur->ts + ev->time_delta;
+			cur->size = size;
 			return ev;
 		}
 		cur->off += size;
@@ -1401,10 +1409,10 @@ rb_cur_event(struct trace_buffer *buffer, struct rb_cursor *cur, u64 *ts)
 	return NULL;
 }
 
-static void rb_cur_pass(struct rb_cursor *cur, struct ring_buffer_event *ev,
-			u64 ts)
+/* Past the event rb_cur_event() last returned. */
+static void rb_cur_pass(struct rb_cursor *cur, u64 ts)
 {
-	cur->off += rb_ev_size(ev);
+	cur->off += cur->size;
 	cur->ts = ts;
 }
 
@@ -1423,12 +1431,18 @@ static void rb_own_len(struct rb_cpu *cb, struct rb_cursor *cur)
 	u64 commit = local64_read(&cb->commit);
 	unsigned int len;
 
-	/* Pairs with the smp_wmb() in rb_pass_pages(). */
+	/*
+	 * Pairs with the smp_wmb() in rb_end_commit() (events before the
+	 * commit that exposes them) and the one in rb_page_commits() (a
+	 * page's final length before commit passes it).
+	 */
 	smp_rmb();
-	cur->done = rb_seq_before(cur->seq, rb_pseq(cb, commit));
-	len = local_read(&cur->copy->commit) & RB_COMMIT_MASK;
-	/* Pairs with the smp_wmb() in rb_end_commit(): events first. */
-	smp_rmb();
+	if (rb_pseq(cb, commit) == cur->seq) {
+		len = rb_poff(cb, commit);
+	} else {
+		cur->done = true;
+		len = local_read(&cur->copy->commit) & RB_COMMIT_MASK;
+	}
 	cur->len = max(cur->len, min(len, cb->cap));
 }
 
@@ -1509,6 +1523,7 @@ static bool rb_take(struct rb_cpu *cb)
 	if (!atomic64_try_cmpxchg(&cb->head, &head, seq + 1))
 		return false;
 	cb->rd.own = true;
+	cb->rd_sb = sb;
 	cb->rd_base = base;
 	cb->rd_total = RB_TOTAL_ASK;
 	rb_own_len(cb, &cb->rd);
@@ -1524,8 +1539,8 @@ static bool rb_take(struct rb_cpu *cb)
  */
 static long rb_own_total(struct rb_cpu *cb)
 {
+	struct rb_subbuf *sb = cb->rd_sb;
 	u64 seq = cb->rd.seq;
-	struct rb_subbuf *sb = rb_slot_of(cb, seq);
 	unsigned long cum;
 	long n = RB_TOTAL_LOST;
 
@@ -1552,7 +1567,7 @@ static long rb_own_total(struct rb_cpu *cb)
  * sub-buffer is taken when the reader gets to it; it is left once the
  * writer has left it and every event is read.
  */
-static struct ring_buffer_event *
+static __always_inline struct ring_buffer_event *
 rb_rd_look(struct trace_buffer *buffer, struct rb_cpu *cb, u64 *ts)
 {
 	struct rb_cursor *rd = &cb->rd;
@@ -1560,17 +1575,15 @@ rb_rd_look(struct trace_buffer *buffer, struct rb_cpu *cb, u64 *ts)
 	int tries;
 
 	for (tries = 0; tries < RB_READ_TRIES; tries++) {
+		/* Read up to what we last saw of our page: look again. */
+		if (rd->off >= rd->len && rd->own && !rd->done)
+			rb_own_len(cb, rd);
 		ev = rb_cur_event(buffer, rd, ts);
 		if (ev)
 			return ev;
 		if (rd->own) {
-			if (!rd->done) {
-				rb_own_len(cb, rd);
-				if (rd->off < rd->len)
-					continue;
-				if (!rd->done)
-					return NULL;
-			}
+			if (!rd->done)
+				return NULL;
 			rb_rd_move(cb, rd->seq + 1);
 			continue;
 		}
@@ -1597,10 +1610,9 @@ static bool rb_rd_pending(struct rb_cpu *cb)
 	return rb_has_data(cb, rd->seq);
 }
 
-static void rb_rd_consume(struct rb_cpu *cb, struct ring_buffer_event *ev,
-			  u64 ts)
+static void rb_rd_consume(struct rb_cpu *cb, u64 ts)
 {
-	rb_cur_pass(&cb->rd, ev, ts);
+	rb_cur_pass(&cb->rd, ts);
 	WRITE_ONCE(cb->read, cb->read + 1);
 }
 
@@ -1613,7 +1625,7 @@ static unsigned long rb_take_lost(struct rb_cpu *cb, bool clear)
 	return lost;
 }
 
-static struct ring_buffer_event *
+static __always_inline struct ring_buffer_event *
 rb_read_one(struct trace_buffer *buffer, int cpu, u64 *ts,
 	    unsigned long *lost_events, bool consume)
 {
@@ -1633,7 +1645,7 @@ rb_read_one(struct trace_buffer *buffer, int cpu, u64 *ts,
 		if (lost_events)
 			*lost_events = rb_take_lost(cb, consume);
 		if (consume)
-			rb_rd_consume(cb, ev, t);
+			rb_rd_consume(cb, t);
 		if (ts)
 			*ts = t;
 	}
@@ -1856,7 +1868,7 @@ static unsigned int rb_rd_span(struct trace_buffer *buffer, struct rb_cpu *cb,
 			rd->ts = ts0;
 			break;
 		}
-		rb_rd_consume(cb, ev, ts);
+		rb_rd_consume(cb, ts);
 		(*events)++;
 	}
 	/* Bounded even if an unlocked NMI dump moved the cursor meanwhile. */
@@ -2188,7 +2200,7 @@ void ring_buffer_iter_advance(struct ring_buffer_iter *iter)
 {
 	if (!iter->ev && !ring_buffer_iter_peek(iter, NULL))
 		return;
-	rb_cur_pass(&iter->cur, iter->ev, iter->ev_ts);
+	rb_cur_pass(&iter->cur, iter->ev_ts);
 	iter->ev = NULL;
 }
 EXPORT_SYMBOL_GPL(ring_buffer_iter_advance);
@@ -2326,6 +2338,7 @@ static void rb_cpu_clear(struct rb_cpu *cb, u64 base)
 	first->page->time_stamp = 0;
 	local_set(&first->page->commit, 0);
 	cb->tail = first;
+	cb->ptail = NULL;
 	local64_set(&cb->write, rb_mkpos(cb, base, 0));
 	local64_set(&cb->commit, rb_mkpos(cb, base, 0));
 	cb->top = RB_TOP_NONE;
@@ -2606,6 +2619,7 @@ static unsigned long rb_rebuild(struct rb_cpu *cb, struct rb_subbuf *ring,
 		rb_slot_clear(&ring[i], s, nr);
 	}
 	cb->tail = &ring[rb_mod(last, nr)];
+	cb->ptail = NULL;
 	cb->subbufs = ring;
 	cb->nr = nr;
 	if (rb_seq_before(head, first))
@@ -3835,7 +3849,7 @@ static void rb_map_pages(struct rb_cpu *cb, struct rb_data_page **pages)
 static int rb_map_first(struct rb_cpu *cb)
 {
 	struct trace_buffer_meta *m;
-	u64 head;
+	u64 head, commit;
 	unsigned long i;
 
 	m = (void *)rb_page_alloc(cb->cpu, cb->order, GFP_KERNEL);
@@ -3848,6 +3862,11 @@ static int rb_map_first(struct rb_cpu *cb)
 	/* rb_mark() moves ids: none may run while they are handed out. */
 	rb_hold_writers(cb);
 	raw_spin_lock_irq(&cb->reader_lock);
+	/* From here on every publication stores the live page commit. */
+	cb->ptail = NULL;
+	commit = local64_read(&cb->commit);
+	local_set(&rb_slot_of(cb, rb_pseq(cb, commit))->page->commit,
+		  rb_poff(cb, commit));
 	head = atomic64_read(&cb->head);
 	cb->rd_id = 0;
 	for (i = 0; i < cb->nr; i++) {
@@ -4031,7 +4050,7 @@ static unsigned long rb_map_next(struct trace_buffer *buffer,
 		rb_own_len(cb, rd);
 		if (rd->off < rd->len) {
 			while ((ev = rb_cur_event(buffer, rd, &ts)))
-				rb_rd_consume(cb, ev, ts);
+				rb_rd_consume(cb, ts);
 			/* Lost before a page another read took: tell here. */
 			return rb_take_lost(cb, true);
 		}
@@ -4049,7 +4068,7 @@ static unsigned long rb_map_next(struct trace_buffer *buffer,
 		return 0;
 	/* As 6.12: the whole sub-buffer goes to user space, read. */
 	while ((ev = rb_cur_event(buffer, rd, &ts)))
-		rb_rd_consume(cb, ev, ts);
+		rb_rd_consume(cb, ts);
 	lost = rb_take_lost(cb, true);
 	/*
 	 * Flags go only into a commit word the writer is done with; while
