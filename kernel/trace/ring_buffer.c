@@ -43,14 +43,18 @@
  * with a cmpxchg on cb->head and counts its events as overrun, and
  * (3) stores the new seq into the slot, then a write barrier, then data.
  *
- * Read side.  A reader copies what is committed of a sub-buffer into
- * memory of its own, then a read barrier, then checks that the slot still
- * holds the seq it copied: a seqcount, with (3) as the writer half.  A
- * copy that fails the check is thrown away.  The consuming reader retires
- * a finished sub-buffer with a cmpxchg on cb->head; if the writer won that
- * race, the reader knows the events it had already read from it were
- * counted as overrun and takes them back out.  Readers of one CPU are
- * serialised by cb->reader_lock, which writers never take.
+ * Read side.  The consuming reader takes the head sub-buffer out of the
+ * ring before it reads it: it leaves its spare page in the slot, marks
+ * the slot's tag taken (a cmpxchg against the writer's mark in (3)), then
+ * retires the sub-buffer with a cmpxchg on cb->head (against the push in
+ * (2)).  From then on it reads the page in place, up to commit while the
+ * writer is still in it, up to the page's commit word once the writer has
+ * left; a writer that comes back to the slot uses the spare page.  So the
+ * reader never reads a page the writer may overwrite.  Iterators copy
+ * from the ring and check the slot's tag after the copy, a seqcount with
+ * (3) as the writer half.  User-space mappings show the pages themselves.
+ * Readers of one CPU are serialised by cb->reader_lock, which writers
+ * never take.
  */
 #include <linux/ring_buffer.h>
 #include <linux/trace_clock.h>
