@@ -842,6 +842,13 @@ rb_reserve(struct trace_buffer *buffer, struct rb_cpu *cb, struct rb_wctx *wc,
 	delta = ts - READ_ONCE(cb->stamp);
 	off = rb_poff(cb, w);
 	/*
+	 * No writer is inside on this CPU (prev is none), so no move is
+	 * half done and tail is the slot of w; if a nested one moves on
+	 * before our claim, write changes and the cmpxchg below fails.
+	 * After it, tail could already be a later slot: read it before.
+	 */
+	sb = READ_ONCE(cb->tail);
+	/*
 	 * Fits behind off, and off != 0 (a new sub-buffer): off - 1 wraps
 	 * to 4G for 0.  64-bit, so that an event bigger than the
 	 * sub-buffer (max_len lags an order change) also fails.
@@ -851,7 +858,6 @@ rb_reserve(struct trace_buffer *buffer, struct rb_cpu *cb, struct rb_wctx *wc,
 		     (u64)(u32)(off - 1) + size >= cb->cap ||
 		     !local64_try_cmpxchg(&cb->write, &w, w + size)))
 		return rb_reserve_slow(buffer, cb, wc, size, false);
-	sb = rb_tail_of(cb, rb_pseq(cb, w));
 	rb_claimed(cb, wc, sb, w, w + size, ts);
 	ev = (void *)&sb->page->data[off];
 	return rb_set_data_header(ev, size, delta);
