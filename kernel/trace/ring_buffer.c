@@ -1436,7 +1436,8 @@ static unsigned long rb_overrun(struct rb_cpu *cb)
  * left it (then the length is final).  The page's commit word is stored
  * by the writer before cb->commit, see rb_set_page_commit().
  */
-static void rb_own_len(struct rb_cpu *cb, struct rb_cursor *cur)
+static __always_inline void rb_own_len(struct rb_cpu *cb,
+				       struct rb_cursor *cur)
 {
 	u64 commit = local64_read(&cb->commit);
 	unsigned int len;
@@ -1468,7 +1469,7 @@ static void rb_rd_move(struct rb_cpu *cb, u64 seq)
 }
 
 /* Catch up with a writer that pushed the next sub-buffer out. */
-static void rb_rd_sync(struct rb_cpu *cb)
+static __always_inline void rb_rd_sync(struct rb_cpu *cb)
 {
 	u64 head = atomic64_read(&cb->head);
 
