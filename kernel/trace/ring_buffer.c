@@ -882,7 +882,7 @@ static noinline void rb_page_commits(struct rb_cpu *cb, u64 w)
 	 * Pairs with the smp_rmb() in rb_own_len(): a reader that sees
 	 * commit beyond a sub-buffer finds its final length in the page.
 	 */
-	smp_wmb();
+	smp_wmb();	/* pairs with rb_own_len() */
 	sb = rb_slot_of(cb, last);
 	if (READ_ONCE(cb->mapped)) {
 		local_set(&sb->page->commit, rb_poff(cb, w));
@@ -1447,7 +1447,7 @@ static __always_inline void rb_own_len(struct rb_cpu *cb,
 	 * commit that exposes them) and the one in rb_page_commits() (a
 	 * page's final length before commit passes it).
 	 */
-	smp_rmb();
+	smp_rmb();	/* pairs with rb_end_commit(), rb_page_commits() */
 	if (rb_pseq(cb, commit) == cur->seq) {
 		len = rb_poff(cb, commit);
 	} else {
@@ -1508,7 +1508,7 @@ static bool rb_take(struct rb_cpu *cb)
 	 * data in @seq, so the slot's lap has begun (rb_mark() is done).
 	 * Stable while the tag is @seq, not taken: the cmpxchg checks it.
 	 */
-	smp_rmb();
+	smp_rmb();	/* pairs with rb_end_commit() */
 	page = READ_ONCE(sb->page);
 	base = READ_ONCE(sb->retired);
 	id = READ_ONCE(sb->id);
@@ -2571,7 +2571,7 @@ static void rb_release_writers(struct rb_cpu *cb)
 	 * Pairs with the atomic_read_acquire() in rb_enter():
 	 * a writer let in sees the geometry set while it was held off.
 	 */
-	smp_mb__before_atomic();
+	smp_mb__before_atomic();	/* pairs with rb_enter() */
 	atomic_sub(RB_HELD, &cb->record_disabled);
 }
 
@@ -4053,7 +4053,7 @@ static unsigned long rb_map_next(struct trace_buffer *buffer,
 {
 	struct rb_cursor *rd = &cb->rd;
 	struct ring_buffer_event *ev;
-	unsigned long lost;
+	unsigned long lost, commit;
 	u64 ts;
 	int tries;
 
@@ -4087,11 +4087,12 @@ static unsigned long rb_map_next(struct trace_buffer *buffer,
 	 */
 	if (!lost || !rd->done)
 		return lost;
+	commit = local_read(&rd->copy->commit) | RB_MISSED_EVENTS;
 	if (rd->len + sizeof(long) <= cb->cap) {
 		memcpy(&rd->copy->data[rd->len], &lost, sizeof(long));
-		local_add(RB_MISSED_STORED, &rd->copy->commit);
+		commit |= RB_MISSED_STORED;
 	}
-	local_add(RB_MISSED_EVENTS, &rd->copy->commit);
+	local_set(&rd->copy->commit, commit);
 	return 0;
 }
 
