@@ -2,8 +2,9 @@
 # map.sh: guest checks of the user-space mapping of a CPU's ring buffer
 # (mmap of per_cpu/cpuN/trace_pipe_raw, TRACE_MMAP_IOCTL_GET_READER).
 # Sourced by rb-checks (guest/checks.sh) from /lib/rb-checks.d/; uses its
-# helpers (fail, inst, drop, T, TMP, LASTCPU).  initramfs-map.sh builds
-# the two programs they run, static, for the guest's arch:
+# functions and variables (fail, inst, drop, T, TMP, LASTCPU).
+# initramfs-map.sh builds the two programs they run, static, for the
+# guest's arch:
 #
 #   /bin/rb-map              our reader (guest/rb-map.c), in an instance:
 #     map_read               1000 markers written on one CPU, each read once
