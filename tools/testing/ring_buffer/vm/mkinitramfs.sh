@@ -6,7 +6,9 @@
 # default), arm64 or i386.
 #
 # Contents: the static busybox from Debian's busybox-static with a symlink per
-# applet, /init (guest/init) and the in-guest checks (guest/checks.sh).  For
+# applet, /init (guest/init) and the in-guest checks (guest/checks.sh), the
+# real clients (initramfs-clients.sh) and the mapping checks with the
+# programs they run (initramfs-map.sh).  For
 # x86_64 it is the installed package's /bin/busybox; for another arch the
 # same package of that arch, fetched with apt-get download and unpacked
 # (busybox-static of two arches cannot be installed side by side).
@@ -61,6 +63,11 @@ echo "root:x:0:" > "$root/etc/group"
 # when initramfs-clients.sh is there (see that file; it reads $arch).
 if [ -f "$VM_DIR/initramfs-clients.sh" ]; then
 	. "$VM_DIR/initramfs-clients.sh"
+fi
+# The checks of the user-space mapping of trace_pipe_raw, with map_test and
+# rb-map built for this arch (see that file).
+if [ -f "$VM_DIR/initramfs-map.sh" ]; then
+	. "$VM_DIR/initramfs-map.sh"
 fi
 (cd "$root" && find . -print0 | LC_ALL=C sort -z |
 	cpio --null -o -H newc --owner=0:0 --quiet) > "$out.tmp"
