@@ -6,6 +6,7 @@
  *   rbbench wc LEN N          N x (write one, consume one)
  *   rbbench page N            N sub-buffers filled, then read with read_page
  *   rbbench rate1 SECS        events/s: one writer, one concurrent reader
+ *   rbbench ratemap SECS      events/s: one writer, a reader of the mapping
  *   rbbench ratepc SECS       events/s: one writer per core, no reader
  *
  * The counted part is bracketed with CALLGRIND_TOGGLE_COLLECT, so under
@@ -108,6 +109,7 @@ static struct {
 	struct trace_buffer *b;
 	volatile int stop;
 	unsigned long written[4], consumed;
+	int map_err;
 } R;
 
 static void *b_writer(void *arg)
@@ -135,10 +137,94 @@ static void *b_reader(void *arg)
 	return NULL;
 }
 
-static int b_rate(int readers, int writers, double secs)
+/*
+ * Data events in [from, to) of a sub-buffer's data, as user space walks
+ * them; an event counts if its payload starts as b_writer() wrote it.
+ */
+static unsigned long b_walk(const u8 *data, u32 from, u32 to)
+{
+	unsigned long n = 0;
+	u32 hdr, len;
+
+	while (from + 4 <= to) {
+		memcpy(&hdr, data + from, 4);
+		switch (hdr & 31) {
+		case RINGBUF_TYPE_PADDING:
+			if (!(hdr >> 5))
+				return n;
+			memcpy(&len, data + from + 4, 4);
+			len += 4;
+			break;
+		case RINGBUF_TYPE_TIME_EXTEND:
+		case RINGBUF_TYPE_TIME_STAMP:
+			len = 8;
+			break;
+		case 0:
+			memcpy(&len, data + from + 4, 4);
+			n += data[from + 8] == 5;
+			len += 4;
+			break;
+		default:
+			n += data[from + 4] == 5;
+			len = (hdr & 31) * 4 + 4;
+			break;
+		}
+		from += len;
+	}
+	return n;
+}
+
+/*
+ * The reader of CPU 0's mapping, as user space runs one: GET_READER, then
+ * the events of the reader sub-buffer not counted yet, from where the
+ * last walk ended (0 for a new id) to reader.read, through the mapping.
+ */
+static void *b_map_reader(void *arg)
+{
+	struct t_map m;
+	struct trace_buffer_meta *meta;
+	unsigned long n = 0;
+	u32 id = 0, pos = 0, rd;
+	const u8 *page;
+
+	(void)arg;
+	if (t_map(&m, R.b, 0)) {
+		R.map_err = 1;
+		return NULL;
+	}
+	meta = t_map_meta(&m);
+	while (!R.stop) {
+		if (ring_buffer_map_get_reader(R.b, 0)) {
+			R.map_err = 1;
+			break;
+		}
+		rd = READ_ONCE(meta->reader.read);
+		if (READ_ONCE(meta->reader.id) != id || rd < pos) {
+			id = READ_ONCE(meta->reader.id);
+			pos = 0;
+		}
+		/* order 0: a sub-buffer is one page */
+		page = sim_vm_addr(&m.vma, t_map_subbuf_off(&m, id));
+		if (!page) {
+			R.map_err = 1;
+			break;
+		}
+		n += b_walk(page + T_SB_HDR, pos, rd);
+		pos = rd;
+	}
+	/* every event GET_READER handed over was counted, once */
+	if (n != ring_buffer_read_events_cpu(R.b, 0))
+		R.map_err = 1;
+	R.consumed = n;
+	t_unmap(&m);
+	return NULL;
+}
+
+static int b_rate(void *(*reader)(void *), int writers, double secs)
 {
 	struct sim_thread th[4] = { { 0 } };
 	unsigned long total = 0;
+	int readers = !!reader;
 	double t0;
 
 	memset(&R, 0, sizeof(R));
@@ -149,7 +235,7 @@ static int b_rate(int readers, int writers, double secs)
 	for (int i = 0; i < writers; i++)
 		sim_thread_start(&th[i], i, b_writer, NULL);
 	if (readers)
-		sim_thread_start(&th[writers], writers, b_reader, NULL);
+		sim_thread_start(&th[writers], writers, reader, NULL);
 	usleep(secs * 1e6);
 	R.stop = 1;
 	for (int i = 0; i < writers + readers; i++)
@@ -157,8 +243,12 @@ static int b_rate(int readers, int writers, double secs)
 	t0 = b_secs() - t0;
 	for (int i = 0; i < writers; i++)
 		total += R.written[i];
-	printf("%.0f %.0f\n", total / t0, R.consumed / t0);
 	ring_buffer_free(R.b);
+	if (R.map_err) {
+		fprintf(stderr, "mapped reader failed or miscounted\n");
+		return 1;
+	}
+	printf("%.0f %.0f\n", total / t0, R.consumed / t0);
 	return 0;
 }
 
@@ -178,9 +268,11 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "page"))
 		return b_page(atol(argv[2]));
 	if (!strcmp(argv[1], "rate1"))
-		return b_rate(1, 1, atof(argv[2]));
+		return b_rate(b_reader, 1, atof(argv[2]));
+	if (!strcmp(argv[1], "ratemap"))
+		return b_rate(b_map_reader, 1, atof(argv[2]));
 	if (!strcmp(argv[1], "ratepc"))
-		return b_rate(0, 2, atof(argv[2]));
+		return b_rate(NULL, 2, atof(argv[2]));
 	fprintf(stderr, "unknown mode %s\n", argv[1]);
 	return 2;
 }

@@ -52,7 +52,7 @@ o=$(ipe "$ours" 500 page 500)
 s=$(ipe "$stock" 500 page 500)
 row "read_page (full), per sub-buffer" "$o" "$s" "instr/subbuf"
 
-for mode in rate1 ratepc; do
+for mode in rate1 ratemap ratepc; do
 	: > "$tmp/o"; : > "$tmp/s"; : > "$tmp/or"; : > "$tmp/sr"
 	i=0
 	while [ $i -lt "$RUNS" ]; do
@@ -65,6 +65,9 @@ for mode in rate1 ratepc; do
 		row "1 writer + 1 reader: written" "$o" "$s" "events/s"
 		o=$(median < "$tmp/or"); s=$(median < "$tmp/sr")
 		row "1 writer + 1 reader: consumed" "$o" "$s" "events/s"
+	elif [ "$mode" = ratemap ]; then
+		o=$(median < "$tmp/or"); s=$(median < "$tmp/sr")
+		row "1 writer + mapped reader: read" "$o" "$s" "events/s"
 	else
 		row "writer per core (2), total" "$o" "$s" "events/s"
 	fi
