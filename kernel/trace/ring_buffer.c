@@ -522,15 +522,6 @@ static void rb_update_max_len(struct trace_buffer *buffer)
 }
 
 /*
- * Reader lock for consuming reads.  An NMI (ftrace_dump() after an oops or
- * a hard lockup) can only try it: it may have interrupted this CPU's own
- * reader, which then never lets go, and a dump that waits for it never
- * ends.  So when the try fails the NMI reads without the lock, as 6.12
- * does, and switches the CPU's ring off for good (RB_DUMPED): the reader
- * it interrupted may have left the cursor half moved.  Returns whether the
- * lock is held; for sparse it is taken either way.
- */
-/*
  * Where 64-bit atomics take a hashed lock (RB_NMI_UNSAFE), reading commit
  * or head from NMI could spin on a lock the interrupted context holds:
  * there a panic dump finds every ring empty.
@@ -539,6 +530,16 @@ static bool rb_nmi_no_read(void)
 {
 	return RB_NMI_UNSAFE && in_nmi();
 }
+
+/*
+ * Reader lock for consuming reads.  An NMI (ftrace_dump() after an oops or
+ * a hard lockup) can only try it: it may have interrupted this CPU's own
+ * reader, which then never lets go, and a dump that waits for it never
+ * ends.  So when the try fails the NMI reads without the lock, as 6.12
+ * does, and switches the CPU's ring off for good (RB_DUMPED): the reader
+ * it interrupted may have left the cursor half moved.  Returns whether the
+ * lock is held; for sparse it is taken either way.
+ */
 
 static __always_inline bool rb_lock(struct rb_cpu *cb, unsigned long *flags)
 	__acquires(&cb->reader_lock)
@@ -1326,22 +1327,6 @@ static void rb_cur_start(struct rb_cursor *cur, u64 seq)
 }
 
 /*
- * The writer may be rewriting the bytes we copy: the tag check after the
- * copy decides whether it is used, so the race is intended (data_race()).
- */
-static void rb_copy_out(struct rb_cursor *cur, struct rb_data_page *page,
-			unsigned int have, unsigned int avail)
-{
-	if (!have) {
-		/* Racy by design: validated by the tag check in rb_cur_fill(). */
-		cur->copy->time_stamp = data_race(page->time_stamp);
-	}
-	/* Racy by design: validated by the tag check in rb_cur_fill(). */
-	data_race(memcpy(&cur->copy->data[have], &page->data[have],
-			 avail - have));
-}
-
-/*
  * Copy what is readable of sub-buffer cur->seq, still in the ring, beyond
  * what an iterator has.  Return 0, or -EAGAIN when the slot was reused
  * or taken by the reader (whose page may be gone to a read_page() caller:
@@ -1354,6 +1339,7 @@ static int rb_cur_fill(struct rb_cpu *cb, struct rb_cursor *cur)
 	u64 commit = local64_read(&cb->commit);
 	u64 cseq = rb_pseq(cb, commit);
 	unsigned int have = cur->len, avail;
+	struct rb_data_page *page;
 	bool done;
 
 	/* Pairs with the smp_wmb() in rb_end_commit(). */
@@ -1372,8 +1358,16 @@ static int rb_cur_fill(struct rb_cpu *cb, struct rb_cursor *cur)
 	/* Pairs with the cmpxchg in rb_mark(): the page is the tag's. */
 	if (atomic_long_read_acquire(&sb->tag) != tag)
 		return -EAGAIN;
-	if (avail > have)
-		rb_copy_out(cur, READ_ONCE(sb->page), have, avail);
+	page = READ_ONCE(sb->page);
+	if (!have) {
+		/* Racy by design: the tag check after the copy decides. */
+		cur->copy->time_stamp = data_race(page->time_stamp);
+	}
+	if (avail > have) {
+		/* Racy by design: the tag check after the copy decides. */
+		data_race(memcpy(&cur->copy->data[have], &page->data[have],
+				 avail - have));
+	}
 	/* Pairs with the smp_wmb() in rb_mark(). */
 	smp_rmb();
 	if (atomic_long_read(&sb->tag) != tag)
