@@ -407,9 +407,11 @@ check_cpu_hotplug() {
 	echo 1 > $I/events/sched/sched_switch/enable
 	markers $I rbhpa 20 0
 	markers $I rbhpb 20 1
-	# A writer on no CPU in particular goes on across both transitions.
+	# A writer on no CPU in particular goes on across both transitions,
+	# paced, so that how fast the shell runs does not decide whether it
+	# wraps CPU 1's 200 KiB before the check reads what CPU 1 wrote.
 	touch $TMP/hp.run
-	(while [ -e $TMP/hp.run ]; do echo rbhp-any > $I/trace_marker; done) 2>/dev/null &
+	(while [ -e $TMP/hp.run ]; do echo rbhp-any > $I/trace_marker; sleep 0.01; done) 2>/dev/null &
 	writer=$!
 	sleep 0.2
 	if ! echo 0 > $on || [ "$(cat $on)" != 0 ]; then
