@@ -22,6 +22,10 @@ struct rb_case {
 	printf("# %s:%d: " fmt "\n", __FILE__, __LINE__, ##__VA_ARGS__);	\
 	return 1;							\
 } while (0)
+/* a case that does not apply to the file under test: KTAP SKIP with the reason */
+#define T_SKIP_RET 77
+extern const char *t_skip_reason;
+#define T_SKIP(why) do { t_skip_reason = (why); return T_SKIP_RET; } while (0)
 #define T_ASSERT(c) do { if (!(c)) T_FAIL("assertion failed: %s", #c); } while (0)
 #define T_EQ(a, b) do {							\
 	long long __a = (long long)(a), __b = (long long)(b);		\
@@ -35,6 +39,8 @@ extern const struct rb_case rb_map_cases[];
 extern const int rb_nr_map_cases;
 extern const struct rb_case rb_model_cases[];
 extern const int rb_nr_model_cases;
+extern const struct rb_case rb_range_cases[];
+extern const int rb_nr_range_cases;
 extern const struct rb_case rb_stress_cases[];
 extern const int rb_nr_stress_cases;
 

@@ -10,6 +10,8 @@
 #include <signal.h>
 #include <time.h>
 
+const char *t_skip_reason;
+
 
 static int t_run_case(int nr, const struct rb_case *c)
 {
@@ -19,8 +21,14 @@ static int t_run_case(int nr, const struct rb_case *c)
 
 	clock_gettime(CLOCK_MONOTONIC, &a);
 	sim_bind(0);
+	t_skip_reason = NULL;
 	ret = c->fn();
 	clock_gettime(CLOCK_MONOTONIC, &b);
+	if (ret == T_SKIP_RET && t_skip_reason && sim_warnings() == w) {
+		printf("ok %d %s # SKIP %s\n", nr, c->name, t_skip_reason);
+		fflush(stdout);
+		return T_SKIP_RET;
+	}
 	if (sim_ctx.pc || sim_ctx.depth || sim_ctx.irqs_off) {
 		printf("# %s: left preempt_count %#x, irqs_off %d: reset\n",
 		       c->name, sim_ctx.pc, sim_ctx.irqs_off);
@@ -104,7 +112,7 @@ static int t_skipped(const char *skip, const char *name)
 int main(int argc, char **argv)
 {
 	const char *corpus = NULL, *only = NULL, *skip = NULL;
-	int passed = 0, failed = 0, nr = 0, total;
+	int passed = 0, failed = 0, skipped = 0, nr = 0, total;
 	int nr_corpus = 0, corpus_bad, list = 0;
 
 	for (int i = 1; i < argc; i++) {
@@ -130,6 +138,8 @@ int main(int argc, char **argv)
 			printf("%s\n", rb_unit_cases[i].name);
 		for (int i = 0; i < rb_nr_map_cases; i++)
 			printf("%s\n", rb_map_cases[i].name);
+		for (int i = 0; i < rb_nr_range_cases; i++)
+			printf("%s\n", rb_range_cases[i].name);
 		for (int i = 0; i < rb_nr_model_cases; i++)
 			printf("%s\n", rb_model_cases[i].name);
 		for (int i = 0; i < rb_nr_stress_cases; i++)
@@ -141,7 +151,7 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	sim_init(4);
 
-	total = rb_nr_unit_cases + rb_nr_map_cases + rb_nr_model_cases + rb_nr_stress_cases + !!corpus;
+	total = rb_nr_unit_cases + rb_nr_map_cases + rb_nr_range_cases + rb_nr_model_cases + rb_nr_stress_cases + !!corpus;
 	printf("KTAP version 1\n1..%d\n", total);
 #define RUN_GROUP(arr, n)						\
 	for (int i = 0; i < (n); i++) {					\
@@ -151,19 +161,28 @@ int main(int argc, char **argv)
 			printf("ok %d %s # SKIP not selected\n", nr, (arr)[i].name); \
 			continue;					\
 		}							\
-		if (t_run_case(nr, &(arr)[i]))				\
-			failed++;					\
-		else							\
+		switch (t_run_case(nr, &(arr)[i])) {			\
+		case 0:							\
 			passed++;					\
+			break;						\
+		case T_SKIP_RET:					\
+			skipped++;					\
+			break;						\
+		default:						\
+			failed++;					\
+		}							\
 	}
 	if (!rb_opt_tsan) {
 		RUN_GROUP(rb_unit_cases, rb_nr_unit_cases)
 		RUN_GROUP(rb_map_cases, rb_nr_map_cases)
+		RUN_GROUP(rb_range_cases, rb_nr_range_cases)
 	} else {
 		for (int i = 0; i < rb_nr_unit_cases; i++)
 			printf("ok %d %s # SKIP unit tests run under ASan\n", ++nr, rb_unit_cases[i].name);
 		for (int i = 0; i < rb_nr_map_cases; i++)
 			printf("ok %d %s # SKIP unit tests run under ASan\n", ++nr, rb_map_cases[i].name);
+		for (int i = 0; i < rb_nr_range_cases; i++)
+			printf("ok %d %s # SKIP unit tests run under ASan\n", ++nr, rb_range_cases[i].name);
 	}
 	RUN_GROUP(rb_model_cases, rb_nr_model_cases)
 	if (corpus) {
@@ -179,6 +198,9 @@ int main(int argc, char **argv)
 			passed++;
 	}
 	RUN_GROUP(rb_stress_cases, rb_nr_stress_cases)
-	printf("%d passed, %d failed\n", passed, failed);
+	if (skipped)
+		printf("%d passed, %d failed, %d skipped\n", passed, failed, skipped);
+	else
+		printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }

@@ -984,7 +984,18 @@ long si_mem_available(void);
 #define clear_current_oom_origin() do { } while (0)
 #define flush_kernel_vmap_range(a, s) do { (void)(a); (void)(s); } while (0)
 #define flush_dcache_folio(f) do { (void)(f); } while (0)
-#define arch_ring_buffer_flush_range(s, e) do { (void)(s); (void)(e); } while (0)
+/* <asm/ring_buffer.h>: counted, so that a test sees what a panic flushed */
+void sim_flush_range(unsigned long start, unsigned long end);
+#define arch_ring_buffer_flush_range(s, e) sim_flush_range((unsigned long)(s), (unsigned long)(e))
+/*
+ * <asm/sections.h>: this boot's kernel text and data.  sim_kaslr_text and
+ * sim_kaslr_data move them, as a randomised base would on the next boot.
+ */
+extern char sim_kernel_text[], sim_kernel_data[];
+extern long sim_kaslr_text, sim_kaslr_data;
+#define _text ((char *)((unsigned long)sim_kernel_text + sim_kaslr_text))
+#define _stext _text
+#define _sdata ((char *)((unsigned long)sim_kernel_data + sim_kaslr_data))
 #define vmap(p, n, f, pr) NULL
 #define vunmap(p) do { } while (0)
 
@@ -1105,8 +1116,10 @@ struct atomic_notifier_head { struct notifier_block *head; };
 extern struct atomic_notifier_head panic_notifier_list;
 #define NOTIFY_DONE 0
 #define NOTIFY_OK 1
-#define atomic_notifier_chain_register(h, n) ({ (void)(h); (void)(n); 0; })
-#define atomic_notifier_chain_unregister(h, n) ({ (void)(h); (void)(n); 0; })
+#define NOTIFY_STOP_MASK 0x8000
+int atomic_notifier_chain_register(struct atomic_notifier_head *h, struct notifier_block *n);
+int atomic_notifier_chain_unregister(struct atomic_notifier_head *h, struct notifier_block *n);
+int atomic_notifier_call_chain(struct atomic_notifier_head *h, unsigned long val, void *v);
 
 /* misc */
 enum system_states { SYSTEM_BOOTING, SYSTEM_SCHEDULING, SYSTEM_RUNNING };
@@ -1139,6 +1152,8 @@ struct seq_operations {
 	int (*show)(struct seq_file *m, void *v);
 };
 int seq_open(struct file *f, const struct seq_operations *op);
+struct inode;
+int seq_release(struct inode *inode, struct file *f);
 void seq_printf(struct seq_file *m, const char *fmt, ...) __printf(2, 3);
 #define seq_puts(m, s) seq_printf((m), "%s", (s))
 

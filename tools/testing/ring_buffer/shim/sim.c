@@ -33,6 +33,10 @@ int sim_nr_cpus = 1;
 int sim_exclusive = 1;
 struct cpumask sim_online_mask, sim_possible_mask;
 struct atomic_notifier_head panic_notifier_list;
+static pthread_mutex_t sim_notifier_lock = PTHREAD_MUTEX_INITIALIZER;
+/* stand-ins for the kernel's text and data; the KASLR shifts move them */
+char sim_kernel_text[64] __aligned(64), sim_kernel_data[64] __aligned(64);
+long sim_kaslr_text, sim_kaslr_data;
 enum system_states system_state = SYSTEM_RUNNING;
 
 static unsigned long sim_warn_count;
@@ -60,16 +64,63 @@ void sim_quiet(int on)
 	sim_is_quiet = on;
 }
 
+static int sim_log_vprintf(const char *fmt, va_list ap);
+
 void sim_printk(const char *fmt, ...)
 {
 	va_list ap;
 
+	va_start(ap, fmt);
+	if (sim_log_vprintf(fmt, ap)) {
+		va_end(ap);
+		return;
+	}
+	va_end(ap);
 	if (sim_is_quiet)
 		return;
 	va_start(ap, fmt);
 	fputs("# kernel: ", stderr);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
+}
+
+/*
+ * Capture of printk(): while a buffer is set, messages are appended to it
+ * (truncated when full) instead of printed.
+ */
+static char *sim_log_buf;
+static size_t sim_log_size, sim_log_len;
+static pthread_mutex_t sim_log_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void sim_log_capture(char *buf, size_t size)
+{
+	pthread_mutex_lock(&sim_log_lock);
+	sim_log_buf = size ? buf : NULL;
+	sim_log_size = size;
+	sim_log_len = 0;
+	if (sim_log_buf)
+		sim_log_buf[0] = 0;
+	pthread_mutex_unlock(&sim_log_lock);
+}
+
+static int sim_log_vprintf(const char *fmt, va_list ap)
+{
+	int n;
+
+	pthread_mutex_lock(&sim_log_lock);
+	if (!sim_log_buf) {
+		pthread_mutex_unlock(&sim_log_lock);
+		return 0;
+	}
+	if (sim_log_len + 1 < sim_log_size) {
+		n = vsnprintf(sim_log_buf + sim_log_len, sim_log_size - sim_log_len, fmt, ap);
+		if (n > 0)
+			sim_log_len += n;
+		if (sim_log_len >= sim_log_size)
+			sim_log_len = sim_log_size - 1;
+	}
+	pthread_mutex_unlock(&sim_log_lock);
+	return 1;
 }
 
 static __thread int sim_warn_hushed;
@@ -914,6 +965,10 @@ void *sim_kmalloc(size_t size, gfp_t f)
 
 void sim_kfree(const void *p)
 {
+	if (sim_in_reserved(p)) {
+		sim_warn(__FILE__, __LINE__, "kfree() of reserved memory", 0);
+		return;
+	}
 	free((void *)p);
 }
 
@@ -1100,6 +1155,10 @@ int vm_insert_page(struct vm_area_struct *vma, unsigned long addr, struct page *
 
 void sim_free_pages(void *addr, unsigned int order)
 {
+	if (sim_in_reserved(addr)) {
+		sim_warn(__FILE__, __LINE__, "free_pages() of reserved memory", 0);
+		return;
+	}
 	sim_user_check_free(addr, order);
 	free(addr);
 }
@@ -1159,6 +1218,156 @@ u64 trace_clock_local(void)
 u64 trace_clock(void)
 {
 	return sim_clock_ns();
+}
+
+/* ---------------------------------------------------------------- */
+/* notifier chains, panic, cache flushes                            */
+/* ---------------------------------------------------------------- */
+int atomic_notifier_chain_register(struct atomic_notifier_head *h, struct notifier_block *n)
+{
+	struct notifier_block **pp;
+
+	pthread_mutex_lock(&sim_notifier_lock);
+	for (pp = &h->head; *pp; pp = &(*pp)->next) {
+		if (*pp == n) {
+			pthread_mutex_unlock(&sim_notifier_lock);
+			sim_warn(__FILE__, __LINE__, "notifier registered twice", 0);
+			return -EEXIST;
+		}
+		if (n->priority > (*pp)->priority)
+			break;
+	}
+	n->next = *pp;
+	*pp = n;
+	pthread_mutex_unlock(&sim_notifier_lock);
+	return 0;
+}
+
+int atomic_notifier_chain_unregister(struct atomic_notifier_head *h, struct notifier_block *n)
+{
+	struct notifier_block **pp;
+
+	pthread_mutex_lock(&sim_notifier_lock);
+	for (pp = &h->head; *pp; pp = &(*pp)->next) {
+		if (*pp == n) {
+			*pp = n->next;
+			pthread_mutex_unlock(&sim_notifier_lock);
+			return 0;
+		}
+	}
+	pthread_mutex_unlock(&sim_notifier_lock);
+	return -ENOENT;
+}
+
+/* As the kernel's: no lock taken (RCU there), callbacks in chain order. */
+int atomic_notifier_call_chain(struct atomic_notifier_head *h, unsigned long val, void *v)
+{
+	struct notifier_block *n = __atomic_load_n(&h->head, __ATOMIC_ACQUIRE);
+	int ret = NOTIFY_DONE;
+
+	while (n) {
+		struct notifier_block *next = n->next;
+
+		ret = n->notifier_call(n, val, v);
+		if (ret & NOTIFY_STOP_MASK)
+			break;
+		n = next;
+	}
+	return ret;
+}
+
+int sim_notifier_count(struct atomic_notifier_head *h)
+{
+	int nr = 0;
+
+	pthread_mutex_lock(&sim_notifier_lock);
+	for (struct notifier_block *n = h->head; n; n = n->next)
+		nr++;
+	pthread_mutex_unlock(&sim_notifier_lock);
+	return nr;
+}
+
+/* What panic() does for the ring buffer: call the panic notifiers. */
+void sim_panic(const char *msg)
+{
+	atomic_notifier_call_chain(&panic_notifier_list, 0, (void *)msg);
+}
+
+unsigned long sim_flush_calls, sim_flush_start, sim_flush_end;
+
+void sim_flush_range(unsigned long start, unsigned long end)
+{
+	sim_flush_start = start;
+	sim_flush_end = end;
+	__atomic_add_fetch(&sim_flush_calls, 1, __ATOMIC_SEQ_CST);
+}
+
+/*
+ * Memory reserved for a persistent buffer: not the page allocator's.
+ * Freeing a page of it, or kfree() of an address in it, warns.
+ */
+static unsigned long sim_resv_start, sim_resv_end;
+
+void sim_reserve_range(unsigned long start, unsigned long size)
+{
+	sim_resv_start = start;
+	sim_resv_end = size ? start + size : 0;
+}
+
+int sim_in_reserved(const void *p)
+{
+	unsigned long a = (unsigned long)p;
+
+	return sim_resv_end && a >= sim_resv_start && a < sim_resv_end;
+}
+
+/*
+ * A new boot on the calling thread: whatever it was in the middle of is
+ * forgotten (preemption, interrupt level, the simulated CPUs it held).
+ */
+void sim_reboot_ctx(void)
+{
+	sim_ctx.pc = 0;
+	sim_ctx.irqs_off = 0;
+	sim_ctx.depth = 0;
+	for (int cpu = 0; cpu < NR_CPUS; cpu++)
+		__atomic_store_n(&sim_cpus[cpu].owner, 0, __ATOMIC_SEQ_CST);
+}
+
+/*
+ * Read a seq_file as read(2) would, all of it, into buf (NUL-terminated);
+ * returns its length or -1 if it did not fit.
+ */
+long sim_seq_read_all(struct file *f, char *buf, size_t size)
+{
+	struct seq_file *m = f->private_data;
+	loff_t pos = 0;
+	void *v;
+	long ret;
+
+	m->buf = buf;
+	m->size = size;
+	m->count = 0;
+	buf[0] = 0;
+	v = m->op->start(m, &pos);
+	while (v) {
+		if (m->op->show(m, v) < 0)
+			break;
+		v = m->op->next(m, v, &pos);
+	}
+	m->op->stop(m, v);
+	ret = m->count < size ? (long)m->count : -1;
+	m->buf = NULL;
+	m->size = 0;
+	return ret;
+}
+
+int seq_release(struct inode *inode, struct file *f)
+{
+	(void)inode;
+	free(f->private_data);
+	f->private_data = NULL;
+	return 0;
 }
 
 int seq_open(struct file *f, const struct seq_operations *op)

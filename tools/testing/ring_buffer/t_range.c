@@ -1,0 +1,1337 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Persistent ("range") buffers: a buffer made by ring_buffer_alloc_range()
+ * over memory that outlives it, freed and made again over the same bytes
+ * as a reboot would, must give back what the last one committed and the
+ * reader had not read, in order, with its stamps, and nothing that does
+ * not decode.  The range is an anonymous mapping between two PROT_NONE
+ * guard pages, so a read outside it faults; the cases that feed it junk
+ * run in a child process so that a fault fails the case, not the run.
+ */
+#include <sys/mman.h>
+#include <sys/wait.h>
+
+#include "rb_test.h"
+
+#define T_NCPU 4		/* sim_init(4): nr_cpu_ids */
+
+/* ------------------------------------------------------------------ */
+/* the reserved area                                                   */
+/* ------------------------------------------------------------------ */
+struct t_area {
+	u8 *map;		/* guard page, area, guard page */
+	u8 *start;
+	size_t size;
+};
+
+static int t_area_get(struct t_area *a, size_t pages)
+{
+	a->size = pages * PAGE_SIZE;
+	a->map = mmap(NULL, a->size + 2 * PAGE_SIZE, PROT_NONE,
+		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (a->map == MAP_FAILED)
+		return -1;
+	a->start = a->map + PAGE_SIZE;
+	if (mprotect(a->start, a->size, PROT_READ | PROT_WRITE))
+		return -1;
+	sim_reserve_range((unsigned long)a->start, a->size);
+	return 0;
+}
+
+static void t_area_put(struct t_area *a)
+{
+	sim_reserve_range(0, 0);
+	munmap(a->map, a->size + 2 * PAGE_SIZE);
+	a->map = NULL;
+}
+
+static char t_log[1 << 16];
+
+/* "Boot": a buffer over the area, its printk() lines kept in t_log. */
+static struct trace_buffer *t_boot(struct t_area *a, unsigned int flags)
+{
+	struct trace_buffer *b;
+
+	sim_log_capture(t_log, sizeof(t_log));
+	/* the size is ignored for a range; order 0 as trace.c passes */
+	b = ring_buffer_alloc_range(1UL << 20, flags, 0, (unsigned long)a->start, a->size);
+	sim_log_capture(NULL, 0);
+	if (b)
+		ring_buffer_set_clock(b, t_clock);
+	return b;
+}
+
+/* printk() lines of the last boot that name CPU @cpu ("[N]") and contain @what */
+static int t_log_count(int cpu, const char *what)
+{
+	char tag[16];
+	int n = 0;
+
+	snprintf(tag, sizeof(tag), "[%d]", cpu);
+	for (char *l = t_log; *l; ) {
+		char *e = strchr(l, '\n');
+		size_t len = e ? (size_t)(e - l) : strlen(l);
+		char line[512];
+
+		snprintf(line, sizeof(line), "%.*s", (int)len, l);
+		if (strstr(line, tag) && strstr(line, "ing buffer") &&
+		    (!what || strstr(line, what)))
+			n++;
+		l += len + !!e;
+	}
+	return n;
+}
+
+static void t_log_dump(void)
+{
+	printf("# boot log:\n");
+	for (char *l = t_log; *l; ) {
+		char *e = strchr(l, '\n');
+		int len = e ? (int)(e - l) : (int)strlen(l);
+
+		printf("#   %.*s\n", len, l);
+		l += len + !!e;
+	}
+}
+
+#define T_PREV "is from previous boot"
+
+/* ------------------------------------------------------------------ */
+/* self-describing events                                              */
+/* ------------------------------------------------------------------ */
+#define T_REV_MAGIC 0x52616e67U
+struct t_rev {
+	u32 magic;
+	u32 id;
+	u16 len;		/* payload bytes, this header included */
+	u8 cpu;
+	u8 pad;
+	u32 sum;
+};
+
+#define T_MAX_EV (1 << 17)
+static u64 t_ev_ts[T_MAX_EV];
+static u8 t_ev_cpu[T_MAX_EV];
+static u16 t_ev_len[T_MAX_EV];
+static u32 t_ev_next;
+
+static u32 t_rev_sum(const struct t_rev *h, const u8 *tail, unsigned int n)
+{
+	u32 s = 2166136261U ^ h->id ^ ((u32)h->len << 8) ^ ((u32)h->cpu << 24);
+
+	for (unsigned int i = 0; i < n; i++)
+		s = (s ^ tail[i]) * 16777619U;
+	return s;
+}
+
+static void t_rev_make(void *buf, u32 id, int cpu, unsigned int len)
+{
+	struct t_rev h = { T_REV_MAGIC, id, (u16)len, (u8)cpu, 0, 0 };
+	u8 *tail = (u8 *)buf + sizeof(h);
+
+	for (unsigned int i = 0; i < len - sizeof(h); i++)
+		tail[i] = (u8)(id * 131 + i * 7 + 3);
+	h.sum = t_rev_sum(&h, tail, len - sizeof(h));
+	memcpy(buf, &h, sizeof(h));
+}
+
+/* 1 and the id if @data (@elen bytes as stored) is an intact event */
+static int t_rev_ok(const void *data, unsigned int elen, u32 *id)
+{
+	struct t_rev h;
+
+	if (elen < sizeof(h))
+		return 0;
+	memcpy(&h, data, sizeof(h));
+	if (h.magic != T_REV_MAGIC || h.len < sizeof(h) || h.len > elen ||
+	    elen >= h.len + 8 + 4 || h.id >= t_ev_next)
+		return 0;
+	if (h.sum != t_rev_sum(&h, (const u8 *)data + sizeof(h), h.len - sizeof(h)))
+		return 0;
+	*id = h.id;
+	return t_ev_cpu[h.id] == h.cpu && t_ev_len[h.id] == h.len;
+}
+
+static const unsigned int t_lens[] = { 16, 20, 33, 64, 100, 17, 250, 24, 700, 40 };
+
+/* Write event t_ev_next of @len bytes on the current CPU at stamp @ts. */
+static int t_put(struct trace_buffer *b, unsigned int len, u64 ts)
+{
+	static u8 buf[2048];
+	u32 id = t_ev_next;
+	int ret;
+
+	if (id >= T_MAX_EV)
+		return -E2BIG;
+	t_rev_make(buf, id, sim_cpu(), len);
+	t_ev_ts[id] = ts;
+	t_ev_cpu[id] = sim_cpu();
+	t_ev_len[id] = len;
+	t_ev_next++;
+	t_clock_set(ts);
+	ret = ring_buffer_write(b, len, buf);
+	return ret;
+}
+
+/* Consume every event of @cpu: ids (and stamps) to @ids; -1 on one that does not decode. */
+static int t_drain(struct trace_buffer *b, int cpu, u32 *ids, u64 *ts, int max)
+{
+	struct ring_buffer_event *e;
+	int n = 0;
+	u64 t;
+
+	while ((e = ring_buffer_consume(b, cpu, &t, NULL))) {
+		u32 id;
+
+		if (n >= max) {
+			printf("# cpu %d: more than %d events\n", cpu, max);
+			return -1;
+		}
+		if (!t_rev_ok(ring_buffer_event_data(e), ring_buffer_event_length(e), &id)) {
+			printf("# cpu %d: event %d (length %u) does not decode\n", cpu, n,
+			       ring_buffer_event_length(e));
+			return -1;
+		}
+		ids[n] = id;
+		ts[n++] = t;
+	}
+	return n;
+}
+
+/* ids[0..n) must be exactly @want[0..nw) with their stamps */
+static int t_same(int cpu, const u32 *ids, const u64 *ts, int n, const u32 *want, int nw)
+{
+	for (int i = 0; i < n && i < nw; i++) {
+		if (ids[i] != want[i])
+			T_FAIL("cpu %d: read %d is event %u, want %u", cpu, i, ids[i], want[i]);
+		if (ts[i] != t_ev_ts[ids[i]])
+			T_FAIL("cpu %d: event %u stamp %llu, written at %llu", cpu, ids[i],
+			       (unsigned long long)ts[i], (unsigned long long)t_ev_ts[ids[i]]);
+	}
+	if (n != nw)
+		T_FAIL("cpu %d: %d events came back, want %d", cpu, n, nw);
+	return 0;
+}
+
+/*
+ * Run @fn in a child process: a fault (a read outside the area) or a
+ * warning of the code under test fails the case without ending the run.
+ */
+static int t_in_child(int (*fn)(void))
+{
+	pid_t pid;
+	int st;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		T_FAIL("fork");
+	if (pid == 0) {
+		unsigned long w = sim_warnings();
+		int ret = fn();
+
+		if (sim_warnings() != w) {
+			printf("# %lu warning(s) from the code under test\n", sim_warnings() - w);
+			ret = 1;
+		}
+		fflush(NULL);
+		_exit(ret);
+	}
+	if (waitpid(pid, &st, 0) != pid)
+		T_FAIL("waitpid");
+	if (WIFSIGNALED(st))
+		T_FAIL("child killed by signal %d (a fault: an access outside the range?)",
+		       WTERMSIG(st));
+	if (!WIFEXITED(st) || WEXITSTATUS(st))
+		T_FAIL("child failed (status %#x)", st);
+	return 0;
+}
+
+/* nr_subbufs of @cpu from the buffer_meta file, -1 if unreadable */
+static int t_meta_nr(struct trace_buffer *b, int cpu);
+
+/* ------------------------------------------------------------------ */
+/* 1. write, reboot, read back                                         */
+/* ------------------------------------------------------------------ */
+#define T_BASIC_PAGES (T_NCPU * 12)
+
+static u32 t_want[T_NCPU][4096];
+static int t_nwant[T_NCPU];
+static u32 t_ids[8192];
+static u64 t_tss[8192];
+
+static int test_range_basic(void)
+{
+	struct t_area a;
+	struct trace_buffer *b;
+	unsigned long entries[T_NCPU];
+	u32 consumed[64];
+	unsigned long cons_page[64];
+	int ncons = 0, n;
+	long text = 7, data = 7;
+	u64 ts = 1000000;
+
+	T_ASSERT(!t_area_get(&a, T_BASIC_PAGES));
+	b = t_boot(&a, RB_FL_OVERWRITE);
+	if (!b)
+		T_FAIL("ring_buffer_alloc_range() over %zu bytes: NULL", a.size);
+	T_EQ(ring_buffer_subbuf_size_get(b), PAGE_SIZE);
+	for (int c = 0; c < T_NCPU; c++) {
+		T_ASSERT(ring_buffer_empty_cpu(b, c));
+		T_EQ(t_log_count(c, T_PREV), 0);
+	}
+	T_ASSERT(!ring_buffer_last_boot_delta(b, &text, &data));
+	memset(t_nwant, 0, sizeof(t_nwant));
+	/* CPUs 0-2 written in turns, CPU 3 left empty; one jump past 2^27 ns */
+	for (int i = 0; i < 3 * 120; i++) {
+		int c = i % 3;
+
+		ts += 1000 + i * 13;
+		if (i == 200)
+			ts += 1ULL << 30;
+		sim_bind(c);
+		t_want[c][t_nwant[c]++] = t_ev_next;
+		if (t_put(b, t_lens[i % 10], ts))
+			T_FAIL("write %d refused", i);
+	}
+	sim_bind(0);
+	/* the reader of CPU 1 takes 25 events before the "crash" */
+	for (int i = 0; i < 25; i++) {
+		struct ring_buffer_event *e = ring_buffer_consume(b, 1, NULL, NULL);
+		u32 id;
+
+		T_ASSERT(e);
+		T_ASSERT(t_rev_ok(ring_buffer_event_data(e), ring_buffer_event_length(e), &id));
+		T_EQ(id, t_want[1][i]);
+		consumed[ncons] = id;
+		cons_page[ncons++] = (unsigned long)e & PAGE_MASK;
+		/* the reader's sub-buffers are in the range */
+		T_ASSERT((u8 *)e >= a.start && (u8 *)e < a.start + a.size);
+	}
+	for (int c = 0; c < T_NCPU; c++)
+		entries[c] = ring_buffer_entries_cpu(b, c);
+	T_EQ(entries[0], 120);
+	T_EQ(entries[1], 95);
+	ring_buffer_free(b);
+
+	/* reboot over the same bytes */
+	b = t_boot(&a, RB_FL_OVERWRITE);
+	if (!b)
+		T_FAIL("second boot: NULL");
+	for (int c = 0; c < 3; c++) {
+		if (t_log_count(c, T_PREV) != 1) {
+			t_log_dump();
+			T_FAIL("no \"%s\" line for cpu %d", T_PREV, c);
+		}
+	}
+	/* the text and data did not move: no delta */
+	T_ASSERT(!ring_buffer_last_boot_delta(b, &text, &data));
+
+	/* CPU 0 through an iterator first (not consuming), then consumed */
+	{
+		struct ring_buffer_iter *it = ring_buffer_read_start(b, 0, GFP_KERNEL);
+		struct ring_buffer_event *e;
+		u64 t;
+
+		T_ASSERT(it);
+		n = 0;
+		while ((e = ring_buffer_iter_peek(it, &t))) {
+			u32 id;
+
+			if (n >= 4096)
+				T_FAIL("iterator does not end");
+			if (!t_rev_ok(ring_buffer_event_data(e), ring_buffer_event_length(e), &id))
+				T_FAIL("iterator: event %d does not decode", n);
+			t_ids[n] = id;
+			t_tss[n++] = t;
+			ring_buffer_iter_advance(it);
+		}
+		ring_buffer_read_finish(it);
+		if (t_same(0, t_ids, t_tss, n, t_want[0], 120))
+			T_FAIL("iterator after the reboot");
+	}
+	T_EQ(ring_buffer_entries_cpu(b, 0), 120);
+	n = t_drain(b, 0, t_ids, t_tss, 8192);
+	T_ASSERT(n >= 0);
+	if (t_same(0, t_ids, t_tss, n, t_want[0], 120))
+		return 1;
+
+	/*
+	 * CPU 1: what the reader had taken may come back, but only the last
+	 * of it, from the sub-buffer it was reading; then every unread event.
+	 */
+	n = t_drain(b, 1, t_ids, t_tss, 8192);
+	T_ASSERT(n >= 95);
+	{
+		int re = n - 95;
+
+		T_ASSERT(re <= ncons);
+		for (int i = 0; i < re; i++) {
+			int k = ncons - re + i;
+
+			if (t_ids[i] != consumed[k])
+				T_FAIL("cpu 1: read %d is event %u; re-shown must be %u", i,
+				       t_ids[i], consumed[k]);
+			if (cons_page[k] != cons_page[ncons - 1])
+				T_FAIL("cpu 1: event %u came back, read from an older sub-buffer",
+				       consumed[k]);
+		}
+		if (re)
+			printf("# cpu 1: %d event(s) read before the reboot shown again\n", re);
+		if (t_same(1, t_ids + re, t_tss + re, n - re, t_want[1] + 25, 95))
+			return 1;
+	}
+
+	/* CPU 2 with read_page, whole sub-buffers as trace_pipe_raw takes them */
+	{
+		struct buffer_data_read_page *rp = NULL;
+		struct t_pevent ev[512];
+		int got = 0, ret, cnt;
+
+		T_EQ(ring_buffer_alloc_read_page(b, 2, &rp), 0);
+		while ((ret = ring_buffer_read_page(b, rp, PAGE_SIZE, 2, 0)) >= 0) {
+			cnt = t_parse_page(ring_buffer_read_page_data(rp), PAGE_SIZE, ev, 512, NULL);
+			T_ASSERT(cnt >= 0);
+			for (int i = 0; i < cnt; i++, got++) {
+				u32 id;
+
+				if (got >= 120)
+					T_FAIL("cpu 2: more than 120 events");
+				if (!t_rev_ok(ev[i].data, ev[i].len, &id))
+					T_FAIL("cpu 2: page event %d does not decode", got);
+				t_ids[got] = id;
+				t_tss[got] = ev[i].ts;
+			}
+		}
+		ring_buffer_free_read_page(b, 2, rp);
+		if (t_same(2, t_ids, t_tss, got, t_want[2], 120))
+			return 1;
+	}
+	T_ASSERT(ring_buffer_empty_cpu(b, 3));
+	T_ASSERT(!ring_buffer_consume(b, 3, NULL, NULL));
+
+	/* records again after a reset, and that too survives a reboot */
+	ring_buffer_reset(b);
+	for (int c = 0; c < T_NCPU; c++)
+		T_ASSERT(ring_buffer_empty_cpu(b, c));
+	t_nwant[3] = 0;
+	sim_bind(3);
+	for (int i = 0; i < 60; i++) {
+		t_want[3][t_nwant[3]++] = t_ev_next;
+		ts += 777;
+		if (t_put(b, t_lens[(i + 3) % 10], ts))
+			T_FAIL("write %d after the reset refused", i);
+	}
+	sim_bind(0);
+	ring_buffer_free(b);
+	b = t_boot(&a, RB_FL_OVERWRITE);
+	T_ASSERT(b);
+	for (int c = 0; c < 3; c++)
+		T_ASSERT(!ring_buffer_consume(b, c, NULL, NULL));
+	n = t_drain(b, 3, t_ids, t_tss, 8192);
+	T_ASSERT(n >= 0);
+	if (t_same(3, t_ids, t_tss, n, t_want[3], 60))
+		return 1;
+	ring_buffer_free(b);
+	t_area_put(&a);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* resize, order change and mapping are refused                        */
+/* ------------------------------------------------------------------ */
+static int test_range_busy(void)
+{
+#ifdef RB_STOCK
+	/* 6.12 leaves it to trace.c, which never resizes a range buffer */
+	T_SKIP("6.12's ring_buffer_resize()/subbuf_order_set()/map() do not check for a range");
+#else
+	struct t_area a;
+	struct trace_buffer *b;
+	struct t_map m;
+	unsigned long size;
+
+	T_ASSERT(!t_area_get(&a, T_NCPU * 8));
+	b = t_boot(&a, RB_FL_OVERWRITE);
+	T_ASSERT(b);
+	size = ring_buffer_size(b, 0);
+	T_ASSERT(size > 0);
+	T_EQ(ring_buffer_resize(b, size * 4, RING_BUFFER_ALL_CPUS), -EBUSY);
+	T_EQ(ring_buffer_resize(b, size * 4, 1), -EBUSY);
+	T_EQ(ring_buffer_resize(b, PAGE_SIZE, 2), -EBUSY);
+	T_EQ(ring_buffer_subbuf_order_set(b, 1), -EBUSY);
+	T_EQ(ring_buffer_subbuf_order_get(b), 0);
+	T_EQ(ring_buffer_size(b, 0), size);
+	T_ASSERT(t_map(&m, b, 0) != 0);
+	T_ASSERT(!m.live);
+	/* and still works */
+	T_EQ(t_put(b, 40, 5000), 0);
+	T_EQ(ring_buffer_entries_cpu(b, 0), 1);
+	ring_buffer_free(b);
+	t_area_put(&a);
+	return 0;
+#endif
+}
+
+/* ------------------------------------------------------------------ */
+/* the text/data delta of the last boot (simulated KASLR)              */
+/* ------------------------------------------------------------------ */
+static int test_range_kaslr(void)
+{
+#ifdef RB_STOCK
+	T_SKIP("6.12 stores the addresses of its own static symbols, which the harness cannot move");
+#else
+	struct t_area a;
+	struct trace_buffer *b;
+	long text = 0, data = 0;
+	int ret = 0;
+
+	T_ASSERT(!t_area_get(&a, T_NCPU * 6));
+	b = t_boot(&a, RB_FL_OVERWRITE);
+	T_ASSERT(b);
+	T_ASSERT(!ring_buffer_last_boot_delta(b, &text, &data));
+	T_EQ(t_put(b, 32, 100000), 0);
+	ring_buffer_free(b);
+
+	/* the next boot has its text 16 MiB and its data 12 KiB higher */
+	sim_kaslr_text = 0x1000000;
+	sim_kaslr_data = 0x3000;
+	b = t_boot(&a, RB_FL_OVERWRITE);
+	if (!b) {
+		ret = 1;
+		printf("# boot after the move: NULL\n");
+		goto out;
+	}
+	if (!ring_buffer_last_boot_delta(b, &text, &data)) {
+		ret = 1;
+		printf("# last_boot_delta false after the text moved\n");
+	} else if (text != 0x1000000 || data != 0x3000) {
+		ret = 1;
+		printf("# deltas %#lx %#lx, want 0x1000000 0x3000\n", text, data);
+	}
+	/* what was kept is still there */
+	if (ring_buffer_entries_cpu(b, 0) != 1) {
+		ret = 1;
+		printf("# entries %lu after the move, want 1\n", ring_buffer_entries_cpu(b, 0));
+	}
+	ring_buffer_free(b);
+
+	/* nothing kept: no delta, whatever moved */
+	memset(a.start, 0, a.size);
+	sim_kaslr_text = -0x200000;
+	b = t_boot(&a, RB_FL_OVERWRITE);
+	if (!b || ring_buffer_last_boot_delta(b, &text, &data)) {
+		ret = 1;
+		printf("# a fresh range reports a last boot delta\n");
+	}
+	if (b)
+		ring_buffer_free(b);
+	/* not a range buffer */
+	b = ring_buffer_alloc(PAGE_SIZE * 4, RB_FL_OVERWRITE);
+	if (!b || ring_buffer_last_boot_delta(b, &text, &data)) {
+		ret = 1;
+		printf("# a normal buffer reports a last boot delta\n");
+	}
+	if (b)
+		ring_buffer_free(b);
+out:
+	sim_kaslr_text = 0;
+	sim_kaslr_data = 0;
+	t_area_put(&a);
+	return ret;
+#endif
+}
+
+/* ------------------------------------------------------------------ */
+/* 2. lapping in overwrite mode, drops in producer/consumer mode       */
+/* ------------------------------------------------------------------ */
+static int test_range_overflow(void)
+{
+	struct t_area a;
+	struct trace_buffer *b;
+	unsigned long ent[T_NCPU], over[T_NCPU];
+	u32 first[T_NCPU], last[T_NCPU];
+	unsigned long refused = 0, written2 = 0;
+	u64 ts = 50000;
+	int n;
+
+	T_ASSERT(!t_area_get(&a, T_NCPU * 8));
+	b = t_boot(&a, RB_FL_OVERWRITE);
+	T_ASSERT(b);
+	/* CPUs 0 and 1: five times what fits, overwriting */
+	for (int c = 0; c < 2; c++) {
+		sim_bind(c);
+		first[c] = t_ev_next;
+		for (int i = 0; i < 5 * 8 * PAGE_SIZE / 60; i++) {
+			ts += 10;
+			if (t_put(b, t_lens[i % 6], ts))
+				T_FAIL("cpu %d: overwrite-mode write %d refused", c, i);
+		}
+		last[c] = t_ev_next - 1;
+		ent[c] = ring_buffer_entries_cpu(b, c);
+		over[c] = ring_buffer_overrun_cpu(b, c);
+		T_EQ(ent[c] + over[c], last[c] - first[c] + 1);
+		T_ASSERT(over[c] > 0);
+		T_ASSERT(ent[c] > 0);
+	}
+	sim_bind(0);
+	ring_buffer_free(b);
+
+	b = t_boot(&a, RB_FL_OVERWRITE);
+	T_ASSERT(b);
+	for (int c = 0; c < 2; c++) {
+		u32 want[4096];
+
+		T_ASSERT(ent[c] <= 4096);
+		for (unsigned long i = 0; i < ent[c]; i++)
+			want[i] = last[c] - ent[c] + 1 + i;
+		T_EQ(ring_buffer_entries_cpu(b, c), ent[c]);
+		n = t_drain(b, c, t_ids, t_tss, 8192);
+		T_ASSERT(n >= 0);
+		/* the newest, in order, ending with the last one written */
+		if (t_same(c, t_ids, t_tss, n, want, ent[c]))
+			return 1;
+	}
+	ring_buffer_free(b);
+
+	/* producer/consumer mode: the oldest are kept, the rest dropped and counted */
+	memset(a.start, 0, a.size);
+	b = t_boot(&a, 0);
+	T_ASSERT(b);
+	sim_bind(2);
+	first[2] = t_ev_next;
+	for (int i = 0; i < 5 * 8 * PAGE_SIZE / 60; i++) {
+		ts += 10;
+		written2++;
+		if (t_put(b, t_lens[i % 6], ts))
+			refused++;
+		else
+			last[2] = t_ev_next - 1;
+	}
+	sim_bind(0);
+	ent[2] = ring_buffer_entries_cpu(b, 2);
+	T_ASSERT(refused > 0);
+	T_EQ(ent[2] + refused, written2);
+	T_EQ(last[2] - first[2] + 1, ent[2]);
+	T_EQ(ring_buffer_overrun_cpu(b, 2), 0);
+	T_EQ(ring_buffer_dropped_events_cpu(b, 2) + ring_buffer_commit_overrun_cpu(b, 2), refused);
+	ring_buffer_free(b);
+
+	b = t_boot(&a, 0);
+	T_ASSERT(b);
+	T_EQ(ring_buffer_entries_cpu(b, 2), ent[2]);
+	n = t_drain(b, 2, t_ids, t_tss, 8192);
+	T_ASSERT(n >= 0);
+	{
+		u32 want[4096];
+
+		T_ASSERT(ent[2] <= 4096);
+		for (unsigned long i = 0; i < ent[2]; i++)
+			want[i] = first[2] + i;
+		if (t_same(2, t_ids, t_tss, n, want, ent[2]))
+			return 1;
+	}
+	ring_buffer_free(b);
+	t_area_put(&a);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* 3. zeroes, junk, too small                                          */
+/* ------------------------------------------------------------------ */
+static struct t_area t_ga;
+
+static int t_check_fresh(struct trace_buffer *b, int junk)
+{
+	for (int c = 0; c < T_NCPU; c++) {
+		if (!ring_buffer_empty_cpu(b, c) || ring_buffer_entries_cpu(b, c))
+			T_FAIL("cpu %d not empty over %s", c, junk ? "junk" : "zeroes");
+		if (ring_buffer_consume(b, c, NULL, NULL))
+			T_FAIL("cpu %d gave an event over %s", c, junk ? "junk" : "zeroes");
+		if (t_log_count(c, T_PREV)) {
+			t_log_dump();
+			T_FAIL("cpu %d: \"%s\" over %s", c, T_PREV, junk ? "junk" : "zeroes");
+		}
+		/* one line per CPU over junk, at most one over zeroes */
+		if (t_log_count(c, NULL) != 1 && (junk || t_log_count(c, NULL) > 1)) {
+			t_log_dump();
+			T_FAIL("cpu %d: %d boot lines over %s", c, t_log_count(c, NULL),
+			       junk ? "junk" : "zeroes");
+		}
+	}
+	/* and works: each CPU takes events and gives them back */
+	for (int c = 0; c < T_NCPU; c++) {
+		u32 want[40];
+		int n;
+
+		sim_bind(c);
+		for (int i = 0; i < 40; i++) {
+			want[i] = t_ev_next;
+			if (t_put(b, t_lens[i % 10], 900000 + i * 50))
+				T_FAIL("cpu %d: write refused", c);
+		}
+		sim_bind(0);
+		n = t_drain(b, c, t_ids, t_tss, 100);
+		T_ASSERT(n >= 0);
+		if (t_same(c, t_ids, t_tss, n, want, 40))
+			return 1;
+	}
+	return 0;
+}
+
+static int t_garbage_child(void)
+{
+	struct trace_buffer *b;
+	u64 x = 0x9e3779b97f4a7c15ULL;
+
+	for (int round = 0; round < 3; round++) {
+		if (round == 0) {
+			memset(t_ga.start, 0, t_ga.size);
+		} else {
+			for (size_t i = 0; i < t_ga.size; i += 8) {
+				x ^= x << 13;
+				x ^= x >> 7;
+				x ^= x << 17;
+				/* round 2: junk with some words small, like offsets and indices */
+				u64 v = round == 2 && (x & 3) == 0 ? x % 64 : x;
+
+				memcpy(t_ga.start + i, &v, 8);
+			}
+		}
+		b = t_boot(&t_ga, RB_FL_OVERWRITE);
+		if (!b)
+			T_FAIL("round %d: allocation over %s failed", round, round ? "junk" : "zeroes");
+		if (t_check_fresh(b, round > 0))
+			T_FAIL("round %d", round);
+		ring_buffer_free(b);
+	}
+	return 0;
+}
+
+static int test_range_garbage(void)
+{
+	int ret;
+
+	T_ASSERT(!t_area_get(&t_ga, T_NCPU * 8));
+	ret = t_in_child(t_garbage_child);
+	t_area_put(&t_ga);
+	return ret;
+}
+
+static int test_range_too_small(void)
+{
+	struct t_area a;
+	struct trace_buffer *b;
+
+	/* three pages per CPU cannot hold the bookkeeping and three sub-buffers */
+	T_ASSERT(!t_area_get(&a, T_NCPU * 3));
+	b = t_boot(&a, RB_FL_OVERWRITE);
+	if (b) {
+		ring_buffer_free(b);
+		T_FAIL("a range of 3 pages per CPU was accepted");
+	}
+	t_area_put(&a);
+	/* five pages per CPU: at least three sub-buffers each, all inside */
+	T_ASSERT(!t_area_get(&a, T_NCPU * 5));
+	b = t_boot(&a, RB_FL_OVERWRITE);
+	T_ASSERT(b);
+	for (int c = 0; c < T_NCPU; c++) {
+		int nr = t_meta_nr(b, c);
+
+		if (nr < 3)
+			T_FAIL("cpu %d: %d sub-buffers", c, nr);
+		T_ASSERT((unsigned long)nr * PAGE_SIZE * T_NCPU <= a.size);
+	}
+	ring_buffer_free(b);
+	t_area_put(&a);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* 6. the buffer_meta file                                             */
+/* ------------------------------------------------------------------ */
+static char t_seqbuf[1 << 16];
+
+struct t_meta {
+	int head, commit, subbuf_size, nr;
+	int buf[512];
+};
+
+/* Read and parse the buffer_meta file of @cpu; -1 if it does not read or parse. */
+static int t_meta_read(struct trace_buffer *b, int cpu, struct t_meta *m)
+{
+	struct file f = { 0 };
+	long len;
+	int off = 0, k;
+	char *p;
+
+	if (ring_buffer_meta_seq_init(&f, b, cpu))
+		return -1;
+	len = sim_seq_read_all(&f, t_seqbuf, sizeof(t_seqbuf));
+	seq_release(NULL, &f);
+	if (len <= 0)
+		return -1;
+	p = t_seqbuf;
+	if (sscanf(p, "head_buffer:   %d\ncommit_buffer: %d\nsubbuf_size:   %d\nnr_subbufs:    %d\n%n",
+		   &m->head, &m->commit, &m->subbuf_size, &m->nr, &off) != 4 || !off)
+		return -1;
+	/* exactly these spellings */
+	if (strncmp(p, "head_buffer:   ", 15) || !strstr(p, "\ncommit_buffer: ") ||
+	    !strstr(p, "\nsubbuf_size:   ") || !strstr(p, "\nnr_subbufs:    "))
+		return -1;
+	p += off;
+	if (m->nr < 1 || m->nr > 512)
+		return -1;
+	for (int i = 0; i < m->nr; i++) {
+		char want[32];
+		int n = snprintf(want, sizeof(want), "buffer[%d]:    ", i);
+
+		if (strncmp(p, want, n))
+			return -1;
+		p += n;
+		if (sscanf(p, "%d%n", &m->buf[i], &k) != 1 || p[k] != '\n')
+			return -1;
+		p += k + 1;
+	}
+	return *p ? -1 : 0;
+}
+
+static int t_meta_nr(struct trace_buffer *b, int cpu)
+{
+	static struct t_meta m;
+
+	return t_meta_read(b, cpu, &m) ? -1 : m.nr;
+}
+
+static int t_meta_sane(struct t_meta *m, int cpu, size_t area)
+{
+	unsigned char seen[512] = { 0 };
+
+	if (m->subbuf_size != PAGE_SIZE)
+		T_FAIL("cpu %d: subbuf_size %d", cpu, m->subbuf_size);
+	if (m->nr < 3 || (size_t)m->nr * PAGE_SIZE * T_NCPU > area)
+		T_FAIL("cpu %d: nr_subbufs %d for %zu bytes", cpu, m->nr, area);
+	/* as many as fit: a page of bookkeeping per CPU at most */
+	if ((size_t)(m->nr + 2) * PAGE_SIZE * T_NCPU <= area)
+		T_FAIL("cpu %d: only %d sub-buffers in %zu bytes", cpu, m->nr, area);
+	if (m->head < 0 || m->head >= m->nr || m->commit < 0 || m->commit >= m->nr)
+		T_FAIL("cpu %d: head %d commit %d of %d", cpu, m->head, m->commit, m->nr);
+	for (int i = 0; i < m->nr; i++) {
+		if (m->buf[i] < 0 || m->buf[i] >= m->nr || seen[m->buf[i]]++)
+			T_FAIL("cpu %d: buffer[%d] = %d is no permutation", cpu, i, m->buf[i]);
+	}
+	return 0;
+}
+
+static int test_range_meta_file(void)
+{
+	static struct t_meta m, m2;
+	struct t_area a;
+	struct trace_buffer *b;
+	struct file f = { 0 };
+	int pages = T_NCPU * 10;
+
+	T_ASSERT(!t_area_get(&a, pages));
+	b = t_boot(&a, RB_FL_OVERWRITE);
+	T_ASSERT(b);
+	for (int c = 0; c < T_NCPU; c++) {
+		if (t_meta_read(b, c, &m))
+			T_FAIL("cpu %d: buffer_meta does not read as expected:\n%s", c, t_seqbuf);
+		if (t_meta_sane(&m, c, a.size))
+			return 1;
+	}
+	/* a CPU not in the buffer */
+	T_EQ(ring_buffer_meta_seq_init(&f, b, T_NCPU), -ENODEV);
+	/* fill CPU 1 past a lap and read some: head and commit move, still a permutation */
+	T_ASSERT(!t_meta_read(b, 1, &m));
+	sim_bind(1);
+	for (int i = 0; i < 4 * 10 * PAGE_SIZE / 60; i++)
+		T_EQ(t_put(b, t_lens[i % 6], 7000000 + i), 0);
+	sim_bind(0);
+	for (int i = 0; i < 100; i++)
+		T_ASSERT(ring_buffer_consume(b, 1, NULL, NULL));
+	T_ASSERT(!t_meta_read(b, 1, &m2));
+	if (t_meta_sane(&m2, 1, a.size))
+		return 1;
+	T_EQ(m2.nr, m.nr);
+	T_ASSERT(m2.commit != m.commit || m2.head != m.head);
+	/* the same after a reboot */
+	ring_buffer_free(b);
+	b = t_boot(&a, RB_FL_OVERWRITE);
+	T_ASSERT(b);
+	T_ASSERT(!t_meta_read(b, 1, &m));
+	if (t_meta_sane(&m, 1, a.size))
+		return 1;
+	T_EQ(m.nr, m2.nr);
+	T_EQ(m.commit, m2.commit);
+	ring_buffer_free(b);
+	t_area_put(&a);
+
+	/* a buffer without a range: an empty file */
+	b = ring_buffer_alloc(4 * PAGE_SIZE, RB_FL_OVERWRITE);
+	T_ASSERT(b);
+	memset(&f, 0, sizeof(f));
+	T_EQ(ring_buffer_meta_seq_init(&f, b, 0), 0);
+	T_EQ(sim_seq_read_all(&f, t_seqbuf, sizeof(t_seqbuf)), 0);
+	seq_release(NULL, &f);
+	ring_buffer_free(b);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* 7. panic                                                            */
+/* ------------------------------------------------------------------ */
+static int test_range_panic(void)
+{
+	struct t_area a;
+	struct trace_buffer *b, *normal;
+	int before = sim_notifier_count(&panic_notifier_list);
+	unsigned long calls;
+
+	normal = ring_buffer_alloc(4 * PAGE_SIZE, RB_FL_OVERWRITE);
+	T_ASSERT(normal);
+	/* only a range buffer registers */
+	T_EQ(sim_notifier_count(&panic_notifier_list), before);
+	T_ASSERT(!t_area_get(&a, T_NCPU * 6));
+	b = t_boot(&a, RB_FL_OVERWRITE);
+	T_ASSERT(b);
+	T_EQ(sim_notifier_count(&panic_notifier_list), before + 1);
+	T_EQ(t_put(b, 32, 10000), 0);
+	T_ASSERT(ring_buffer_record_is_on(b));
+
+	calls = sim_flush_calls;
+	sim_panic("test");
+	T_EQ(sim_flush_calls, calls + 1);
+	T_EQ(sim_flush_start, (unsigned long)a.start);
+	T_EQ(sim_flush_end, (unsigned long)a.start + a.size);
+	T_ASSERT(!ring_buffer_record_is_on(b));
+	T_ASSERT(t_put(b, 32, 10100) != 0);
+	T_EQ(ring_buffer_entries_cpu(b, 0), 1);
+	/* the other buffer still records */
+	T_ASSERT(ring_buffer_record_is_on(normal));
+	T_EQ(ring_buffer_write(normal, 8, "12345678"), 0);
+
+	/* after free nothing is left on the chain */
+	ring_buffer_free(b);
+	T_EQ(sim_notifier_count(&panic_notifier_list), before);
+	calls = sim_flush_calls;
+	sim_panic("test");
+	T_EQ(sim_flush_calls, calls);
+	/* what was written before the panic is there next boot */
+	b = t_boot(&a, RB_FL_OVERWRITE);
+	T_ASSERT(b);
+	T_ASSERT(ring_buffer_record_is_on(b));
+	T_EQ(ring_buffer_entries_cpu(b, 0), 1);
+	ring_buffer_free(b);
+	ring_buffer_free(normal);
+	t_area_put(&a);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* 4. a crash after every instruction of a write                       */
+/* ------------------------------------------------------------------ */
+/*
+ * The writer single-steps (sim_step_sweep); after each instruction a child
+ * process "reboots" from the memory as it is at that instant: a new
+ * buffer over the same range must hold exactly the events whose commit
+ * returned, plus the one in flight only once its commit has been entered
+ * (ring_buffer_write(): at any point), and that one intact.
+ */
+enum { T_SW_IDLE, T_SW_RESERVE, T_SW_FILL, T_SW_COMMIT, T_SW_WRITE };
+static struct t_area t_sw;
+static volatile u32 t_sw_first, t_sw_done, t_sw_flight;
+static volatile int t_sw_phase, t_sw_lapped;
+static volatile u32 t_sw_min;
+static unsigned long t_sw_warn;
+static int *t_sw_reports;	/* shared with the children: failures printed */
+
+static void t_sw_fail(int code, const char *msg)
+{
+	if (__atomic_fetch_add(t_sw_reports, 1, __ATOMIC_SEQ_CST) < 3) {
+		printf("# crash in phase %d with %u committed: %s\n", t_sw_phase,
+		       t_sw_done - t_sw_first, msg);
+		if (code == 20)
+			t_log_dump();
+		fflush(stdout);
+	}
+	_exit(code);
+}
+
+static void t_sw_crash(void)
+{
+	u32 done = t_sw_done, flight = t_sw_flight, first = t_sw_first, prev = 0, end;
+	int phase = t_sw_phase, got = 0;
+	struct trace_buffer *b;
+	struct ring_buffer_event *e;
+	char msg[160];
+	u64 ts;
+
+	sim_reboot_ctx();
+	sim_bind(0);
+	b = t_boot(&t_sw, RB_FL_OVERWRITE);
+	if (!b)
+		t_sw_fail(20, "the boot after it failed");
+	if (t_log_count(0, T_PREV) != 1)
+		t_sw_fail(20, "cpu 0 not kept");
+	while ((e = ring_buffer_consume(b, 0, &ts, NULL))) {
+		u32 id;
+
+		if (!t_rev_ok(ring_buffer_event_data(e), ring_buffer_event_length(e), &id)) {
+			snprintf(msg, sizeof(msg), "event %d read back does not decode (torn)", got);
+			t_sw_fail(21, msg);
+		}
+		if (!got && (id < first || (!t_sw_lapped && id != first))) {
+			snprintf(msg, sizeof(msg), "event %u first, want %u", id - first, 0);
+			t_sw_fail(23, msg);
+		}
+		if (got && id != prev + 1) {
+			snprintf(msg, sizeof(msg), "event %u after %u", id - first, prev - first);
+			t_sw_fail(23, msg);
+		}
+		if (ts != t_ev_ts[id]) {
+			snprintf(msg, sizeof(msg), "event %u: stamp %llu, written at %llu", id - first,
+				 (unsigned long long)ts, (unsigned long long)t_ev_ts[id]);
+			t_sw_fail(24, msg);
+		}
+		prev = id;
+		got++;
+	}
+	end = got ? prev + 1 : first;
+	if (end < done && (got || !t_sw_lapped)) {
+		snprintf(msg, sizeof(msg), "committed events from %u on missing", end - first);
+		t_sw_fail(25, msg);
+	}
+	if (end > done + (flight == done && (phase == T_SW_COMMIT || phase == T_SW_WRITE))) {
+		snprintf(msg, sizeof(msg), "event %u readable before its commit", end - 1 - first);
+		t_sw_fail(22, msg);
+	}
+	if ((u32)got < t_sw_min) {
+		snprintf(msg, sizeof(msg), "only %d events kept, at least %u expected", got, t_sw_min);
+		t_sw_fail(26, msg);
+	}
+	if (sim_warnings() != t_sw_warn)
+		t_sw_fail(27, "a warning from the code under test");
+	_exit(0);
+}
+
+static u8 t_sw_buf[2][256];
+
+/* Record event @id: @len bytes at @ts, payload in t_sw_buf[@k]. */
+static void t_sw_prep(int k, unsigned int len, u64 ts)
+{
+	u32 id = t_ev_next++;
+
+	t_ev_ts[id] = ts;
+	t_ev_cpu[id] = 0;
+	t_ev_len[id] = len;
+	t_rev_make(t_sw_buf[k], id, 0, len);
+}
+
+/*
+ * Single-stepped: reserve/commit of @len bytes, then ring_buffer_write()
+ * of @len2 bytes 2^28 ns later (a time extend).  Everything but the
+ * ring buffer's own work is prepared before.
+ */
+static int t_sw_sequence(struct trace_buffer *b, unsigned int len, unsigned int len2, u32 id,
+			 int rc)
+{
+	struct ring_buffer_event *e;
+	int bad = 0;
+
+	if (!rc)
+		goto write;
+	t_sw_flight = id;
+	t_clock_set(t_ev_ts[id]);
+	t_sw_phase = T_SW_RESERVE;
+	e = ring_buffer_lock_reserve(b, len);
+	if (!e)
+		return 1;
+	t_sw_phase = T_SW_FILL;
+	memcpy(ring_buffer_event_data(e), t_sw_buf[0], len);
+	t_sw_phase = T_SW_COMMIT;
+	bad |= ring_buffer_unlock_commit(b) ? 2 : 0;
+	t_sw_done = id + 1;
+	t_sw_phase = T_SW_IDLE;
+	id++;
+write:
+	t_sw_flight = id;
+	t_clock_set(t_ev_ts[id]);
+	t_sw_phase = T_SW_WRITE;
+	bad |= ring_buffer_write(b, len2, t_sw_buf[1]) ? 4 : 0;
+	t_sw_done = id + 1;
+	t_sw_phase = T_SW_IDLE;
+	return bad;
+}
+
+/*
+ * @pre events first (so that the sequence starts a sub-buffer, or, in a
+ * full ring, overwrites the oldest one).
+ */
+static int t_sw_run(int pre, unsigned int prelen, int lapped, int rc)
+{
+	struct trace_buffer *b;
+	long points, first_bad, tol;
+	int status, bad;
+	u64 ts = 3000000;
+	unsigned long over;
+	u32 id;
+
+	memset(t_sw.start, 0, t_sw.size);
+	b = t_boot(&t_sw, RB_FL_OVERWRITE);
+	T_ASSERT(b);
+	t_sw_first = t_ev_next;
+	for (int i = 0; i < pre; i++) {
+		ts += 100;
+		T_EQ(t_put(b, prelen, ts), 0);
+	}
+	t_sw_done = t_ev_next;
+	t_sw_lapped = lapped;
+	T_EQ(!!ring_buffer_overrun_cpu(b, 0), lapped);
+	/* with the ring lapped, at least half of what it holds survives */
+	t_sw_min = lapped ? ring_buffer_entries_cpu(b, 0) / 2 : 0;
+	t_sw_phase = T_SW_IDLE;
+	t_sw_warn = sim_warnings();
+	*t_sw_reports = 0;
+	id = t_ev_next;
+	if (rc)
+		t_sw_prep(0, 24, ts + 1000);
+	t_sw_prep(1, 48, ts + 1000 + (1ULL << 28));
+	if (!sim_step_sweep(t_sw_crash, 0))
+		T_FAIL("no single-stepping");
+	over = ring_buffer_overrun_cpu(b, 0);
+	bad = t_sw_sequence(b, 24, 48, id, rc);
+	if (sim_step_end())
+		_exit(99);	/* not reached: the children exit in t_sw_crash() */
+	points = sim_step_results(&first_bad, &status, &tol);
+	printf("# %d events of %u bytes, then %s: %ld crash points\n", pre, prelen,
+	       rc ? "reserve/commit and write" : "write", points);
+	T_EQ(bad, 0);
+	/* lapped: the write overwrote the oldest sub-buffer */
+	if (lapped && ring_buffer_overrun_cpu(b, 0) == over)
+		T_FAIL("the write did not overwrite");
+	if (first_bad)
+		T_FAIL("crash after instruction %ld of the write: exit status %d",
+		       first_bad, WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status));
+	T_ASSERT(points > 100);
+	ring_buffer_free(b);
+	return 0;
+}
+
+static int test_range_crash_sweep(void)
+{
+#if !defined(__x86_64__)
+	T_SKIP("the instruction sweep single-steps with the x86-64 trap flag");
+#else
+	int ret;
+
+	t_sw_reports = mmap(NULL, PAGE_SIZE, PROT_READ | PROT_WRITE,
+			    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	T_ASSERT(t_sw_reports != MAP_FAILED);
+	T_ASSERT(!t_area_get(&t_sw, T_NCPU * 5));
+	/*
+	 * 48 bytes left in the first sub-buffer: the reserved event fits,
+	 * the written one (with its time extend) starts the next; then a
+	 * full ring, where the write overwrites the oldest sub-buffer.
+	 */
+	ret = t_sw_run((PAGE_SIZE - T_SB_HDR) / 36 - 1, 32, 0, 1) ||
+	      t_sw_run(113 * 12 + 112, 32, 1, 0);
+	t_area_put(&t_sw);
+	munmap(t_sw_reports, PAGE_SIZE);
+	return ret;
+#endif
+}
+
+/* ------------------------------------------------------------------ */
+/* 5. junk between boots                                               */
+/* ------------------------------------------------------------------ */
+/*
+ * A seeded loop: boot, read back, reset, write a workload, "crash", change a few
+ * bytes anywhere in the range, boot again.  Nothing may fault, every event
+ * read back decodes, and each is an event written before (its checksum
+ * holds) unless a changed byte lies in it or before it in its sub-buffer;
+ * none comes twice in one boot.
+ */
+static struct t_area t_fz;
+static u8 *t_fz_dirty;		/* bytes ever changed by the loop */
+static u64 t_fz_x;
+static int t_fz_trace;		/* RB_RANGE_TRACE=1: print each change */
+
+static u32 t_fz_rand(void)
+{
+	t_fz_x ^= t_fz_x << 13;
+	t_fz_x ^= t_fz_x >> 7;
+	t_fz_x ^= t_fz_x << 17;
+	return (u32)(t_fz_x >> 16);
+}
+
+static int t_fz_dirty_in(const u8 *from, const u8 *to)
+{
+	if (from < t_fz.start)
+		from = t_fz.start;
+	if (to > t_fz.start + t_fz.size)
+		to = t_fz.start + t_fz.size;
+	for (const u8 *p = from; p < to; p++)
+		if (t_fz_dirty[p - t_fz.start])
+			return 1;
+	return 0;
+}
+
+#define T_FZ_ROUNDS 600
+
+static int t_fuzz_child(void)
+{
+	static u8 seen[T_MAX_EV];
+	unsigned long kept = 0, junk = 0, boots_kept = 0, suspect = 0;
+	u64 ts = 1ULL << 32;
+
+	t_fz_trace = !!getenv("RB_RANGE_TRACE");
+	t_fz_x = 0x2545f4914f6cdd1dULL;
+	t_fz_dirty = calloc(1, t_fz.size);
+	if (!t_fz_dirty)
+		T_FAIL("calloc");
+	memset(t_fz.start, 0, t_fz.size);
+	for (int round = 0; round < T_FZ_ROUNDS; round++) {
+		unsigned int flags = t_fz_rand() % 3 ? RB_FL_OVERWRITE : 0;
+		struct trace_buffer *b = t_boot(&t_fz, flags);
+		int nw;
+
+		if (!b)
+			T_FAIL("round %d: boot failed", round);
+		if (t_fz_trace) {
+			printf("# round %d: boot at %p\n", round, t_fz.start);
+			t_log_dump();
+		}
+		memset(seen, 0, sizeof(seen));
+		for (int c = 0; c < T_NCPU; c++) {
+			struct ring_buffer_event *e;
+			int n = 0;
+
+			boots_kept += !!t_log_count(c, T_PREV);
+			while ((e = ring_buffer_consume(b, c, NULL, NULL))) {
+				u8 *d = ring_buffer_event_data(e);
+				unsigned int len = ring_buffer_event_length(e);
+				u32 id;
+
+				if (++n > 4096)
+					T_FAIL("round %d cpu %d: no end to the events", round, c);
+				if (d < t_fz.start || d + len > t_fz.start + t_fz.size)
+					T_FAIL("round %d cpu %d: an event outside the range", round, c);
+				if (t_rev_ok(d, len, &id) && t_ev_cpu[id] == c && !seen[id]) {
+					seen[id] = 1;
+					kept++;
+					continue;
+				}
+				/*
+				 * A changed byte in it, or before it in its sub-buffer
+				 * (a changed header can make the rest of the sub-buffer
+				 * parse differently and still end at its commit): the
+				 * format has no checksum, so that is not the validator's
+				 * to see.
+				 */
+				if (t_fz_dirty_in((u8 *)((unsigned long)d & PAGE_MASK), d + len)) {
+					suspect++;
+					continue;
+				}
+				T_FAIL("round %d cpu %d: event %d (length %u at +%#lx) is none written%s",
+				       round, c, n - 1, len, (unsigned long)(d - t_fz.start),
+				       t_rev_ok(d, len, &id) ? " (a duplicate)" : "");
+			}
+		}
+		/*
+		 * Start afresh, as trace.c does before it records into a buffer
+		 * from the last boot; then a few hundred events on random CPUs,
+		 * some read.
+		 */
+		ring_buffer_reset(b);
+		nw = t_fz_rand() % 400;
+		for (int i = 0; i < nw; i++) {
+			int c = t_fz_rand() % T_NCPU;
+
+			sim_bind(c);
+			ts += 1 + t_fz_rand() % 5000;
+			if (!(t_fz_rand() % 50))
+				ts += 1ULL << 28;
+			t_put(b, t_lens[t_fz_rand() % 10], ts);
+			if (!(t_fz_rand() % 16))
+				ring_buffer_consume(b, t_fz_rand() % T_NCPU, NULL, NULL);
+			if (t_ev_next >= T_MAX_EV - 1)
+				T_FAIL("event ids exhausted");
+		}
+		sim_bind(0);
+		ring_buffer_free(b);
+		/* the changes: bytes, words set to small numbers, whole junk words */
+		for (int k = 1 + t_fz_rand() % 8; k; k--) {
+			size_t off = t_fz_rand() % t_fz.size;
+
+			/* one in three near the start of a page: headers, bookkeeping */
+			if (!(t_fz_rand() % 3))
+				off = (off & ~(size_t)(PAGE_SIZE - 1)) + t_fz_rand() % 128;
+			int kind = t_fz_rand() % 4;
+			unsigned int n = kind == 0 ? 1 : 4;
+
+			off &= kind == 0 ? ~(size_t)0 : ~(size_t)3;
+			if (t_fz_trace)
+				printf("# round %d: change %d at +%#zx (page %zu, +%#zx)\n", round,
+				       kind, off, off / PAGE_SIZE, off % PAGE_SIZE);
+			for (unsigned int j = 0; j < n; j++)
+				t_fz_dirty[off + j] = 1;
+			switch (kind) {
+			case 0:
+				t_fz.start[off] ^= 1 << (t_fz_rand() % 8);
+				break;
+			case 1: {
+				u32 v = t_fz_rand() % 64;
+
+				memcpy(t_fz.start + off, &v, 4);
+				break;
+			}
+			case 2: {
+				u32 v = t_fz_rand();
+
+				memcpy(t_fz.start + off, &v, 4);
+				break;
+			}
+			default: {
+				u32 v;
+
+				memcpy(&v, t_fz.start + off, 4);
+				v += (t_fz_rand() % 2 ? 1 : -1) * (1 + t_fz_rand() % 16);
+				memcpy(t_fz.start + off, &v, 4);
+				break;
+			}
+			}
+		}
+	}
+	printf("# %d boots: %lu events kept intact, %lu containing a changed byte, "
+	       "%lu CPU rings kept\n", T_FZ_ROUNDS, kept, suspect, boots_kept);
+	/* the loop must have tested something */
+	T_ASSERT(kept > 1000);
+	T_ASSERT(boots_kept > T_FZ_ROUNDS);
+	(void)junk;
+	return 0;
+}
+
+static int test_range_fuzz(void)
+{
+	int ret;
+
+	T_ASSERT(!t_area_get(&t_fz, T_NCPU * 8));
+	ret = t_in_child(t_fuzz_child);
+	t_area_put(&t_fz);
+	return ret;
+}
+
+const struct rb_case rb_range_cases[] = {
+	{ "range_basic", test_range_basic },
+	{ "range_busy", test_range_busy },
+	{ "range_kaslr", test_range_kaslr },
+	{ "range_overflow", test_range_overflow },
+	{ "range_garbage", test_range_garbage },
+	{ "range_too_small", test_range_too_small },
+	{ "range_meta_file", test_range_meta_file },
+	{ "range_panic", test_range_panic },
+	{ "range_crash_sweep", test_range_crash_sweep },
+	{ "range_fuzz", test_range_fuzz },
+};
+const int rb_nr_range_cases = sizeof(rb_range_cases) / sizeof(rb_range_cases[0]);
