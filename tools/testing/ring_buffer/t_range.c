@@ -351,6 +351,18 @@ static int test_range_basic(void)
 			T_FAIL("iterator after the reboot");
 	}
 	T_EQ(ring_buffer_entries_cpu(b, 0), 120);
+	/* peek shows the oldest, with its stamp, and leaves it there */
+	for (int k = 0; k < 2; k++) {
+		struct ring_buffer_event *e;
+		u64 t = 0;
+		u32 id;
+
+		e = ring_buffer_peek(b, 0, &t, NULL);
+		T_ASSERT(e);
+		T_ASSERT(t_rev_ok(ring_buffer_event_data(e), ring_buffer_event_length(e), &id));
+		T_EQ(id, t_want[0][0]);
+		T_EQ(t, t_ev_ts[id]);
+	}
 	n = t_drain(b, 0, t_ids, t_tss, 8192);
 	T_ASSERT(n >= 0);
 	if (t_same(0, t_ids, t_tss, n, t_want[0], 120))
