@@ -941,6 +941,67 @@ static int test_range_panic(void)
 }
 
 /* ------------------------------------------------------------------ */
+/* a crash with an event reserved and half written                     */
+/* ------------------------------------------------------------------ */
+static struct t_area t_uc;
+static u32 t_uc_want[64];
+static int t_uc_nwant;
+
+/* In the child, at the "crash": a new boot from memory as it is. */
+static int t_uc_child(void)
+{
+	struct trace_buffer *b;
+	int n;
+
+	sim_reboot_ctx();
+	sim_bind(0);
+	b = t_boot(&t_uc, RB_FL_OVERWRITE);
+	T_ASSERT(b);
+	if (t_log_count(0, T_PREV) != 1) {
+		t_log_dump();
+		T_FAIL("cpu 0 not kept");
+	}
+	n = t_drain(b, 0, t_ids, t_tss, 8192);
+	T_ASSERT(n >= 0);
+	/* the half-written one is not there, everything before it is */
+	if (t_same(0, t_ids, t_tss, n, t_uc_want, t_uc_nwant))
+		return 1;
+	return 0;
+}
+
+static int test_range_uncommitted(void)
+{
+	struct trace_buffer *b;
+	struct ring_buffer_event *e;
+	u8 buf[64];
+	int ret;
+
+	T_ASSERT(!t_area_get(&t_uc, T_NCPU * 6));
+	b = t_boot(&t_uc, RB_FL_OVERWRITE);
+	T_ASSERT(b);
+	t_uc_nwant = 0;
+	for (int i = 0; i < 30; i++) {
+		t_uc_want[t_uc_nwant++] = t_ev_next;
+		T_EQ(t_put(b, t_lens[i % 10], 8000000 + i * 10), 0);
+	}
+	/* reserved, half of its payload written, never committed */
+	t_rev_make(buf, t_ev_next, 0, 64);
+	t_ev_ts[t_ev_next] = 8000000 + 1000;
+	t_ev_cpu[t_ev_next] = 0;
+	t_ev_len[t_ev_next] = 64;
+	t_ev_next++;
+	t_clock_set(8000000 + 1000);
+	e = ring_buffer_lock_reserve(b, 64);
+	T_ASSERT(e);
+	memcpy(ring_buffer_event_data(e), buf, 32);
+	ret = t_in_child(t_uc_child);
+	ring_buffer_discard_commit(b, e);
+	ring_buffer_free(b);
+	t_area_put(&t_uc);
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
 /* 4. a crash after every instruction of a write                       */
 /* ------------------------------------------------------------------ */
 /*
@@ -1343,6 +1404,7 @@ const struct rb_case rb_range_cases[] = {
 	{ "range_too_small", test_range_too_small },
 	{ "range_meta_file", test_range_meta_file },
 	{ "range_panic", test_range_panic },
+	{ "range_uncommitted", test_range_uncommitted },
 	{ "range_crash_sweep", test_range_crash_sweep },
 	{ "range_fuzz", test_range_fuzz },
 };
