@@ -122,6 +122,9 @@ raw_spinlock_t *t_reader_lock(struct trace_buffer *b, int cpu);
 void *t_dropped_counter(struct trace_buffer *b, int cpu);
 void t_seq_start(struct trace_buffer *b, int cpu, u64 base);
 
+/* one input of the persistent-buffer fuzzer (t_range.c) */
+int rb_range_fuzz_one(const u8 *data, size_t len);
+
 /* model sequence engine (t_model.c), also driven by the fuzzer */
 int rb_model_run(const u8 *data, size_t len, int verbose);
 

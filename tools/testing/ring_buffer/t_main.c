@@ -10,8 +10,6 @@
 #include <signal.h>
 #include <time.h>
 
-const char *t_skip_reason;
-
 
 static int t_run_case(int nr, const struct rb_case *c)
 {

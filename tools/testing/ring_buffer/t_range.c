@@ -1252,10 +1252,54 @@ static int t_fz_dirty_in(const u8 *from, const u8 *to)
 
 #define T_FZ_ROUNDS 600
 
+static u8 t_fz_seen[T_MAX_EV];
+
+/*
+ * Read every CPU of @b: each event intact, written on that CPU and new to
+ * this boot, unless a changed byte lies in it or before it in its
+ * sub-buffer (a changed header can make the rest of the sub-buffer parse
+ * differently and still end at its commit; the format has no checksum,
+ * so that is not the validator's to see).  Counts to *kept, *suspect and
+ * *rings (CPUs "from previous boot"); 1 on a failure, printed.
+ */
+static int t_fz_readback(struct trace_buffer *b, int round, unsigned long *kept,
+			 unsigned long *suspect, unsigned long *rings)
+{
+	memset(t_fz_seen, 0, t_ev_next);
+	for (int c = 0; c < T_NCPU; c++) {
+		struct ring_buffer_event *e;
+		int n = 0;
+
+		*rings += !!t_log_count(c, T_PREV);
+		while ((e = ring_buffer_consume(b, c, NULL, NULL))) {
+			u8 *d = ring_buffer_event_data(e);
+			unsigned int len = ring_buffer_event_length(e);
+			u32 id;
+
+			if (++n > 4096)
+				T_FAIL("round %d cpu %d: no end to the events", round, c);
+			if (d < t_fz.start || d + len > t_fz.start + t_fz.size)
+				T_FAIL("round %d cpu %d: an event outside the range", round, c);
+			if (t_rev_ok(d, len, &id) && t_ev_cpu[id] == c && !t_fz_seen[id]) {
+				t_fz_seen[id] = 1;
+				(*kept)++;
+				continue;
+			}
+			if (t_fz_dirty_in((u8 *)((unsigned long)d & PAGE_MASK), d + len)) {
+				(*suspect)++;
+				continue;
+			}
+			T_FAIL("round %d cpu %d: event %d (length %u at +%#lx) is none written%s",
+			       round, c, n - 1, len, (unsigned long)(d - t_fz.start),
+			       t_rev_ok(d, len, &id) ? " (a duplicate)" : "");
+		}
+	}
+	return 0;
+}
+
 static int t_fuzz_child(void)
 {
-	static u8 seen[T_MAX_EV];
-	unsigned long kept = 0, junk = 0, boots_kept = 0, suspect = 0;
+	unsigned long kept = 0, boots_kept = 0, suspect = 0;
 	u64 ts = 1ULL << 32;
 
 	t_fz_trace = !!getenv("RB_RANGE_TRACE");
@@ -1264,6 +1308,8 @@ static int t_fuzz_child(void)
 	if (!t_fz_dirty)
 		T_FAIL("calloc");
 	memset(t_fz.start, 0, t_fz.size);
+	/* only this loop's events can be in the range: number them afresh */
+	t_ev_next = 0;
 	for (int round = 0; round < T_FZ_ROUNDS; round++) {
 		unsigned int flags = t_fz_rand() % 3 ? RB_FL_OVERWRITE : 0;
 		struct trace_buffer *b = t_boot(&t_fz, flags);
@@ -1275,42 +1321,8 @@ static int t_fuzz_child(void)
 			printf("# round %d: boot at %p\n", round, t_fz.start);
 			t_log_dump();
 		}
-		memset(seen, 0, sizeof(seen));
-		for (int c = 0; c < T_NCPU; c++) {
-			struct ring_buffer_event *e;
-			int n = 0;
-
-			boots_kept += !!t_log_count(c, T_PREV);
-			while ((e = ring_buffer_consume(b, c, NULL, NULL))) {
-				u8 *d = ring_buffer_event_data(e);
-				unsigned int len = ring_buffer_event_length(e);
-				u32 id;
-
-				if (++n > 4096)
-					T_FAIL("round %d cpu %d: no end to the events", round, c);
-				if (d < t_fz.start || d + len > t_fz.start + t_fz.size)
-					T_FAIL("round %d cpu %d: an event outside the range", round, c);
-				if (t_rev_ok(d, len, &id) && t_ev_cpu[id] == c && !seen[id]) {
-					seen[id] = 1;
-					kept++;
-					continue;
-				}
-				/*
-				 * A changed byte in it, or before it in its sub-buffer
-				 * (a changed header can make the rest of the sub-buffer
-				 * parse differently and still end at its commit): the
-				 * format has no checksum, so that is not the validator's
-				 * to see.
-				 */
-				if (t_fz_dirty_in((u8 *)((unsigned long)d & PAGE_MASK), d + len)) {
-					suspect++;
-					continue;
-				}
-				T_FAIL("round %d cpu %d: event %d (length %u at +%#lx) is none written%s",
-				       round, c, n - 1, len, (unsigned long)(d - t_fz.start),
-				       t_rev_ok(d, len, &id) ? " (a duplicate)" : "");
-			}
-		}
+		if (t_fz_readback(b, round, &kept, &suspect, &boots_kept))
+			return 1;
 		/*
 		 * Start afresh, as trace.c does before it records into a buffer
 		 * from the last boot; then a few hundred events on random CPUs,
@@ -1381,7 +1393,6 @@ static int t_fuzz_child(void)
 	/* the loop must have tested something */
 	T_ASSERT(kept > 1000);
 	T_ASSERT(boots_kept > T_FZ_ROUNDS);
-	(void)junk;
 	return 0;
 }
 
@@ -1393,6 +1404,68 @@ static int test_range_fuzz(void)
 	ret = t_in_child(t_fuzz_child);
 	t_area_put(&t_fz);
 	return ret;
+}
+
+/*
+ * One libFuzzer input (fuzz_range.c): byte 0 picks the mode and seeds a
+ * workload written over a zeroed range; every further 4 bytes change
+ * one byte of it (24-bit offset, then the value; the top bit of the
+ * offset's last byte makes it an xor); then a boot and t_fz_readback().
+ * Returns 0, or 1 on a failure (printed).
+ */
+int rb_range_fuzz_one(const u8 *data, size_t len)
+{
+	static int ready;
+	unsigned long kept = 0, suspect = 0, rings = 0;
+	struct trace_buffer *b;
+	u64 ts = 1ULL << 32;
+	int nw;
+
+	if (!ready) {
+		if (t_area_get(&t_fz, T_NCPU * 8))
+			return 1;
+		t_fz_dirty = calloc(1, t_fz.size);
+		if (!t_fz_dirty)
+			return 1;
+		ready = 1;
+	}
+	if (!len)
+		return 0;
+	memset(t_fz.start, 0, t_fz.size);
+	memset(t_fz_dirty, 0, t_fz.size);
+	t_ev_next = 0;
+	t_fz_x = 0x9e3779b97f4a7c15ULL ^ data[0];
+	b = t_boot(&t_fz, data[0] & 1 ? RB_FL_OVERWRITE : 0);
+	if (!b)
+		T_FAIL("boot failed");
+	nw = 50 + t_fz_rand() % 500;
+	for (int i = 0; i < nw; i++) {
+		sim_bind(t_fz_rand() % T_NCPU);
+		ts += 1 + t_fz_rand() % 5000;
+		if (!(t_fz_rand() % 50))
+			ts += 1ULL << 28;
+		t_put(b, t_lens[t_fz_rand() % 10], ts);
+		if (!(t_fz_rand() % 16))
+			ring_buffer_consume(b, t_fz_rand() % T_NCPU, NULL, NULL);
+	}
+	sim_bind(0);
+	ring_buffer_free(b);
+	for (size_t i = 1; i + 4 <= len; i += 4) {
+		size_t off = (data[i] | data[i + 1] << 8 | (data[i + 2] & 0x7f) << 16) % t_fz.size;
+
+		t_fz_dirty[off] = 1;
+		if (data[i + 2] & 0x80)
+			t_fz.start[off] ^= data[i + 3];
+		else
+			t_fz.start[off] = data[i + 3];
+	}
+	b = t_boot(&t_fz, data[0] & 1 ? RB_FL_OVERWRITE : 0);
+	if (!b)
+		T_FAIL("second boot failed");
+	if (t_fz_readback(b, 0, &kept, &suspect, &rings))
+		return 1;
+	ring_buffer_free(b);
+	return 0;
 }
 
 const struct rb_case rb_range_cases[] = {

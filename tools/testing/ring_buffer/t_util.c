@@ -7,6 +7,7 @@ int rb_opt_keep_going;
 double rb_opt_stress_secs = 200;
 unsigned long rb_opt_stress_events = 100000000UL;
 u64 t_clock_now;
+const char *t_skip_reason;
 
 u64 t_clock(void)
 {
