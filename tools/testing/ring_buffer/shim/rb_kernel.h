@@ -890,6 +890,14 @@ static inline void list_splice_tail_init(struct list_head *l, struct list_head *
 #define PAGE_SIZE (1UL << PAGE_SHIFT)
 #define PAGE_MASK (~(PAGE_SIZE - 1))
 #define PAGE_ALIGN(x) ALIGN((x), PAGE_SIZE)
+#define PAGE_ALIGNED(x) (((unsigned long)(x) & (PAGE_SIZE - 1)) == 0)
+#ifndef rounddown
+#define rounddown(x, y) ((x) - ((x) % (y)))
+#endif
+/* The kernel image (asm/sections.h); tests move them to play KASLR. */
+extern char *sim_text, *sim_sdata;
+#define _text sim_text
+#define _sdata sim_sdata
 #define SMP_CACHE_BYTES 64
 #define L1_CACHE_BYTES 64
 #define ____cacheline_aligned __aligned(SMP_CACHE_BYTES)

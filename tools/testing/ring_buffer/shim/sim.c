@@ -33,6 +33,8 @@ int sim_nr_cpus = 1;
 int sim_exclusive = 1;
 struct cpumask sim_online_mask, sim_possible_mask;
 struct atomic_notifier_head panic_notifier_list;
+static char sim_image[2];
+char *sim_text = &sim_image[0], *sim_sdata = &sim_image[1];
 enum system_states system_state = SYSTEM_RUNNING;
 
 static unsigned long sim_warn_count;
