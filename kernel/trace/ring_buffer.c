@@ -57,8 +57,10 @@
  * never take.
  */
 #include <linux/ring_buffer.h>
+#include <linux/panic_notifier.h>
 #include <linux/trace_clock.h>
 #include <linux/trace_seq.h>
+#include <linux/seq_file.h>
 #include <linux/irq_work.h>
 #include <linux/cpuhotplug.h>
 #include <linux/cpumask.h>
@@ -77,6 +79,8 @@
 #include <asm/local.h>
 #include <asm/local64.h>
 #include <asm/byteorder.h>
+#include <asm/ring_buffer.h>
+#include <asm/sections.h>
 
 #include "trace.h"
 
@@ -229,6 +233,9 @@ struct rb_cpu {
 	/* User mappings, under buffer->mutex. */
 	struct trace_buffer_meta *meta;
 	unsigned int		mapped;
+	/* A persistent buffer's part of the range, see rb_range_attach(). */
+	struct rb_range_cpu	*pm;
+	unsigned long		pbase;		/* its first page */
 
 	/* Geometry: changed only while writers are held off. */
 	struct rb_subbuf	*subbufs;
@@ -292,6 +299,16 @@ struct trace_buffer {
 	struct hlist_node	node;
 	struct rb_waiter	waiter;
 	u8			all_armed;	/* armed flag of waiter */
+	/* Persistent buffers: the caller's range, see rb_range_setup(). */
+	unsigned long		range_start;
+	unsigned long		range_end;
+	unsigned long		range_part;	/* bytes per CPU */
+	unsigned long		range_pages;	/* pages per CPU */
+	bool			range_valid;	/* header of a previous boot */
+	bool			range_kept;	/* some CPU kept its events */
+	long			text_delta;
+	long			data_delta;
+	struct notifier_block	flush_nb;
 };
 
 static bool rb_seq_before(u64 a, u64 b)
@@ -349,6 +366,57 @@ static u32 rb_mod(u64 seq, unsigned long nr)
 static struct rb_subbuf *rb_slot_of(struct rb_cpu *cb, u64 seq)
 {
 	return &cb->subbufs[rb_mod(seq, cb->nr)];
+}
+
+/*
+ * A persistent buffer's part of the range for one CPU, followed by its
+ * pages (see "Persistent buffers" below).  head and rd only grow; seq[i]
+ * is the sub-buffer page i holds, stored when a publication covers it.
+ */
+struct rb_range_cpu {
+	u32			magic;
+	u32			cpu;
+	local64_t		head;		/* oldest sub-buffer kept */
+	u64			rd;		/* first one not wholly read */
+	u64			seq[];
+};
+
+/* Nothing yet in a page of a persistent buffer. */
+#define RB_RANGE_NONE		(~0ULL)
+
+static unsigned long rb_range_idx(struct rb_cpu *cb, struct rb_data_page *page)
+{
+	return ((unsigned long)page - cb->pbase) >> cb->shift;
+}
+
+/*
+ * Raise the kept head of a persistent buffer to @seq.  Nested writers of
+ * this CPU race here: a CPU-local cmpxchg keeps the largest value.
+ */
+static void rb_range_head(struct rb_cpu *cb, u64 seq)
+{
+	s64 old = local64_read(&cb->pm->head);
+
+	while ((u64)old < seq && !local64_try_cmpxchg(&cb->pm->head, &old, seq))
+		;
+}
+
+/*
+ * Publication covered sub-buffer @seq in @page: say so for the next boot.
+ * Only the outermost writer of the CPU publishes, so the stores do not
+ * race.
+ */
+static void rb_range_seq(struct rb_cpu *cb, struct rb_data_page *page,
+			 u64 seq)
+{
+	/*
+	 * The page's commit word before its number: a crash in between
+	 * leaves the page under its old number, which the kept head
+	 * already excludes (rb_make_room()).  Pairs with the next boot's
+	 * reads in rb_range_check(), after the crash.
+	 */
+	smp_wmb();
+	WRITE_ONCE(cb->pm->seq[rb_range_idx(cb, page)], seq);
 }
 
 /*
@@ -675,6 +743,9 @@ static int rb_make_room(struct trace_buffer *buffer, struct rb_cpu *cb,
 			}
 			rb_push(cb, sb, r);
 		}
+		/* Before the page is written: lap r is gone for good. */
+		if (cb->pm)
+			rb_range_head(cb, r + 1);
 	}
 	return rb_mark(sb, seq);
 }
@@ -878,6 +949,8 @@ static noinline void rb_page_commits(struct rb_cpu *cb, u64 w)
 	for (; s != last; s++) {
 		sb = rb_slot_of(cb, s);
 		local_set(&sb->page->commit, READ_ONCE(sb->end));
+		if (cb->pm)
+			rb_range_seq(cb, sb->page, s);
 	}
 	/*
 	 * Pairs with the smp_rmb() in rb_own_len(): a reader that sees
@@ -885,8 +958,10 @@ static noinline void rb_page_commits(struct rb_cpu *cb, u64 w)
 	 */
 	smp_wmb();	/* pairs with rb_own_len() */
 	sb = rb_slot_of(cb, last);
-	if (READ_ONCE(cb->mapped)) {
+	if (READ_ONCE(cb->mapped) || cb->pm) {
 		local_set(&sb->page->commit, rb_poff(cb, w));
+		if (cb->pm)
+			rb_range_seq(cb, sb->page, last);
 		sb = NULL;
 	}
 	cb->ptail = sb;
@@ -1460,6 +1535,9 @@ static void rb_rd_move(struct rb_cpu *cb, u64 seq)
 {
 	rb_cur_start(&cb->rd, seq);
 	cb->lost_mark = rb_overrun(cb);
+	/* What lies before is read, also for the next boot. */
+	if (cb->pm)
+		WRITE_ONCE(cb->pm->rd, seq);
 }
 
 /* Catch up with a writer that pushed the next sub-buffer out. */
@@ -1920,7 +1998,7 @@ static int rb_rd_page(struct trace_buffer *buffer, struct rb_cpu *cb,
 	start = rd->off;
 	base = rd->ts;
 	/* A mapping shows the ring's pages: they never leave it. */
-	if (rd->done && !start && rd->len <= room && !cb->mapped)
+	if (rd->done && !start && rd->len <= room && !cb->mapped && !cb->pm)
 		total = rb_own_total(cb);
 	if (total >= 0) {
 		n = rd->len;
@@ -2326,10 +2404,36 @@ static void rb_untake(struct rb_cpu *cb, bool all, u64 keep)
 }
 
 /*
- * Empty ring starting at sub-buffer @base, counters at zero but dropped
- * (held-off writers count into it meanwhile, see rb_reset_one()).  Numbers
- * never go back, so an iterator left behind sees the head pass it.
- * Writers held off, reader_lock held.
+ * Writer and reader start afresh: writer at @pos, reader and head at
+ * @head, counters at zero but dropped (held-off writers count into it
+ * meanwhile, see rb_reset_one()).  Writers held off, reader_lock held.
+ */
+static void rb_cpu_restart(struct rb_cpu *cb, u64 pos, u64 head)
+{
+	cb->tail = rb_slot_of(cb, rb_pseq(cb, pos));
+	cb->ptail = NULL;
+	local64_set(&cb->write, pos);
+	local64_set(&cb->commit, pos);
+	cb->top = RB_TOP_NONE;
+	cb->stamp = 0;
+	cb->stamp_pos = RB_POS_NONE;
+	local_set(&cb->committed, 0);
+	local_set(&cb->overrun, 0);
+	local_set(&cb->commit_overrun, 0);
+	atomic64_set(&cb->head, head);
+	WRITE_ONCE(cb->resets, cb->resets + 1);
+	rb_cur_start(&cb->rd, head);
+	/* A mapping shows the reader's page: empty now. */
+	cb->rd.copy->time_stamp = 0;
+	local_set(&cb->rd.copy->commit, 0);
+	cb->read = 0;
+	cb->lost_seen = 0;
+	cb->lost_mark = 0;
+}
+
+/*
+ * Empty ring starting at sub-buffer @base.  Numbers never go back, so an
+ * iterator left behind sees the head pass it.  As rb_cpu_restart().
  */
 static void rb_cpu_clear(struct rb_cpu *cb, u64 base)
 {
@@ -2342,25 +2446,12 @@ static void rb_cpu_clear(struct rb_cpu *cb, u64 base)
 	atomic_long_set(&first->tag, rb_tag(base));
 	first->page->time_stamp = 0;
 	local_set(&first->page->commit, 0);
-	cb->tail = first;
-	cb->ptail = NULL;
-	local64_set(&cb->write, rb_mkpos(cb, base, 0));
-	local64_set(&cb->commit, rb_mkpos(cb, base, 0));
-	cb->top = RB_TOP_NONE;
-	cb->stamp = 0;
-	cb->stamp_pos = RB_POS_NONE;
-	local_set(&cb->committed, 0);
-	local_set(&cb->overrun, 0);
-	local_set(&cb->commit_overrun, 0);
-	atomic64_set(&cb->head, base);
-	WRITE_ONCE(cb->resets, cb->resets + 1);
-	rb_cur_start(&cb->rd, base);
-	/* A mapping shows the reader's page: empty now. */
-	cb->rd.copy->time_stamp = 0;
-	local_set(&cb->rd.copy->commit, 0);
-	cb->read = 0;
-	cb->lost_seen = 0;
-	cb->lost_mark = 0;
+	if (cb->pm) {
+		/* What lies before base is gone, also for the next boot. */
+		rb_range_head(cb, base);
+		WRITE_ONCE(cb->pm->rd, base);
+	}
+	rb_cpu_restart(cb, rb_mkpos(cb, base, 0), base);
 }
 
 static void rb_set_geometry(struct rb_cpu *cb, unsigned int order)
@@ -2375,12 +2466,285 @@ static void rb_cpu_free(struct rb_cpu *cb)
 {
 	if (!cb)
 		return;
+	if (cb->pm) {
+		/* The pages belong to the range, and keep what they hold. */
+		kfree(cb->subbufs);
+		kfree(cb);
+		return;
+	}
 	if (cb->subbufs)
 		rb_untake(cb, true, 0);
 	rb_free_ring(cb->subbufs, cb->nr, cb->order);
 	rb_page_free((void *)cb->meta, cb->order);
 	rb_page_free(cb->rd.copy, cb->order);
 	kfree(cb);
+}
+
+/* ---------------------------------------------------------------------
+ * Persistent buffers: rings in a range of memory the caller keeps across
+ * a reboot (Documentation/trace/ring-buffer.txt, section 8b)
+ *
+ * The range holds a header page, then one part per possible CPU: its
+ * struct rb_range_cpu, rounded up to whole pages, then range_pages
+ * sub-buffers.  Nothing read from the range is trusted: every index and
+ * length is bounded by the geometry this boot computes.
+ */
+
+#define RB_RANGE_MAGIC		0x52627267U
+
+struct rb_range_hdr {
+	u32			magic;
+	u32			layout;
+	u32			subbuf_size;
+	u32			nr_cpus;
+	u64			pages;		/* per CPU */
+	u64			text_addr;	/* of the boot that wrote it */
+	u64			data_addr;
+};
+
+/* Changes whenever the layout of the range does. */
+#define RB_RANGE_LAYOUT		(sizeof(struct rb_range_hdr) << 16 | \
+				 sizeof(struct rb_range_cpu) << 8 | 1)
+
+static struct rb_data_page *rb_range_page(struct rb_cpu *cb, unsigned long i)
+{
+	return (void *)(cb->pbase + (i << cb->shift));
+}
+
+/* Geometry of the range, and whether it holds a header of ours. */
+static int rb_range_setup(struct trace_buffer *buffer, unsigned long start,
+			  unsigned long size)
+{
+	struct rb_range_hdr *hdr = (void *)start;
+	unsigned int shift = PAGE_SHIFT + buffer->order;
+	unsigned long part, n = 0;
+
+	if (!PAGE_ALIGNED(start) || size < PAGE_SIZE)
+		return -EINVAL;
+	part = rounddown((size - PAGE_SIZE) / nr_cpu_ids, PAGE_SIZE);
+	for (n = part >> shift; n >= 3; n--) {
+		if (PAGE_ALIGN(sizeof(struct rb_range_cpu) + n * sizeof(u64)) +
+		    (n << shift) <= part)
+			break;
+	}
+	if (n < 3)
+		return -EINVAL;
+	buffer->range_start = start;
+	buffer->range_end = start + size;
+	buffer->range_part = part;
+	buffer->range_pages = n;
+	buffer->nr_default = n - 1;
+	buffer->range_valid = hdr->magic == RB_RANGE_MAGIC &&
+			      hdr->layout == RB_RANGE_LAYOUT &&
+			      hdr->subbuf_size == 1UL << shift &&
+			      hdr->nr_cpus == nr_cpu_ids && hdr->pages == n;
+	if (buffer->range_valid) {
+		buffer->text_delta = (unsigned long)_text - hdr->text_addr;
+		buffer->data_delta = (unsigned long)_sdata - hdr->data_addr;
+	}
+	hdr->magic = RB_RANGE_MAGIC;
+	hdr->layout = RB_RANGE_LAYOUT;
+	hdr->subbuf_size = 1UL << shift;
+	hdr->nr_cpus = nr_cpu_ids;
+	hdr->pages = n;
+	hdr->text_addr = (unsigned long)_text;
+	hdr->data_addr = (unsigned long)_sdata;
+	return 0;
+}
+
+/*
+ * Check a kept sub-buffer: its length fits, its events decode, its
+ * stamps do not go back.  Counts its events into @sb.  Stamps may go back
+ * from one sub-buffer to the next: each boot starts a new one.
+ */
+static const char *rb_range_subbuf(struct rb_cpu *cb, struct rb_subbuf *sb)
+{
+	struct rb_data_page *page = sb->page;
+	unsigned long len = local_read(&page->commit);
+	struct ring_buffer_event *ev;
+	unsigned int off, size;
+	u64 t = page->time_stamp;
+
+	/* Lost-events flags are never set in the ring's own pages. */
+	if (len > cb->cap)
+		return "commit beyond its sub-buffer";
+	for (off = 0; off < len; off += size) {
+		ev = (void *)&page->data[off];
+		size = len - off < RB_META_LEN ? 0 : rb_ev_size(ev);
+		if (size < RB_META_LEN || size > len - off || size % 4)
+			return "event does not decode";
+		if (ev->type_len == RINGBUF_TYPE_TIME_EXTEND) {
+			t += rb_meta_val(ev);
+		} else if (ev->type_len == RINGBUF_TYPE_TIME_STAMP) {
+			if (rb_abs_fix(rb_meta_val(ev), t) < t)
+				return "time stamps go back";
+			t = rb_abs_fix(rb_meta_val(ev), t);
+		} else if (ev->type_len <= RINGBUF_TYPE_DATA_TYPE_LEN_MAX) {
+			t += ev->time_delta;
+			local_inc(&sb->cum);
+		}
+	}
+	sb->end = len;
+	return NULL;
+}
+
+/*
+ * Find the previous boot's sub-buffers @first..@last in the part of @cb
+ * and put their pages into their slots.  Returns why they cannot be kept,
+ * or NULL (with @first > @last when there is nothing to keep).
+ */
+static const char *rb_range_check(struct trace_buffer *buffer,
+				  struct rb_cpu *cb, u64 *first, u64 *last)
+{
+	struct rb_range_cpu *pm = cb->pm;
+	unsigned long i, n = buffer->range_pages;
+	const char *why;
+	bool any = false;
+	u64 s;
+
+	*first = 1;
+	*last = 0;
+	if (!buffer->range_valid)
+		return "no buffer of this layout and size";
+	if (pm->magic != RB_RANGE_MAGIC || pm->cpu != cb->cpu)
+		return "no buffer of this CPU";
+	for (i = 0; i < n; i++) {
+		s = READ_ONCE(pm->seq[i]);
+		if (s != RB_RANGE_NONE && (!any || s > *last)) {
+			*last = s;
+			any = true;
+		}
+	}
+	s = max_t(u64, local64_read(&pm->head), READ_ONCE(pm->rd));
+	if (!any || s > *last) {
+		*first = *last + 1;
+		return NULL;
+	}
+	*first = s;
+	if (*last - *first >= cb->nr)
+		return "head out of range";
+	for (i = 0; i < n; i++) {
+		s = READ_ONCE(pm->seq[i]);
+		if (s == RB_RANGE_NONE || s < *first)
+			continue;
+		if (rb_slot_of(cb, s)->page)
+			return "sub-buffer found twice";
+		rb_slot_of(cb, s)->page = rb_range_page(cb, i);
+	}
+	for (s = *first; s <= *last; s++) {
+		if (!rb_slot_of(cb, s)->page)
+			return "sub-buffer missing";
+		why = rb_range_subbuf(cb, rb_slot_of(cb, s));
+		if (why)
+			return why;
+	}
+	return NULL;
+}
+
+/*
+ * Make the checked sub-buffers @first..@last the ring.  The writer starts
+ * a new sub-buffer after them (a full ring gives up @first for it), so a
+ * sub-buffer never holds events of two boots; the reader starts at
+ * @first.  The pages not kept fill the other slots and become the
+ * reader's spare.
+ */
+static void rb_range_restore(struct rb_cpu *cb, u64 first, u64 last)
+{
+	unsigned long i, j = 0, events = 0;
+	struct rb_subbuf *sb;
+	u64 s;
+
+	if (last - first == cb->nr - 1)
+		rb_slot_of(cb, first++)->page = NULL;
+	for (i = 0; i <= cb->nr; i++) {
+		struct rb_data_page *page = rb_range_page(cb, i);
+
+		s = READ_ONCE(cb->pm->seq[i]);
+		if (s != RB_RANGE_NONE && s >= first && s <= last &&
+		    rb_slot_of(cb, s)->page == page)
+			continue;
+		while (j < cb->nr && cb->subbufs[j].page)
+			j++;
+		if (j < cb->nr)
+			cb->subbufs[j].page = page;
+		else
+			cb->rd.copy = page;
+	}
+	for (s = last + 1; s != first + cb->nr; s++)
+		rb_slot_clear(rb_slot_of(cb, s), s, cb->nr);
+	for (s = first; s <= last; s++) {
+		sb = rb_slot_of(cb, s);
+		atomic_long_set(&sb->tag, rb_tag(s));
+		events += local_read(&sb->cum);
+	}
+	sb = rb_slot_of(cb, last + 1);
+	atomic_long_set(&sb->tag, rb_tag(last + 1));
+	sb->page->time_stamp = 0;
+	local_set(&sb->page->commit, 0);
+	/* Pages below first may be reused from now on. */
+	rb_range_head(cb, first);
+	rb_cpu_restart(cb, rb_mkpos(cb, last + 1, 0), first);
+	local_set(&cb->committed, events);
+}
+
+/* A part found empty or broken: make it an empty ring. */
+static void rb_range_fresh(struct rb_cpu *cb)
+{
+	struct rb_range_cpu *pm = cb->pm;
+	unsigned long i;
+
+	/* Invalid until every field is set, should we crash meanwhile. */
+	WRITE_ONCE(pm->magic, 0);
+	barrier();
+	pm->cpu = cb->cpu;
+	local64_set(&pm->head, 0);
+	pm->rd = 0;
+	for (i = 0; i <= cb->nr; i++)
+		pm->seq[i] = RB_RANGE_NONE;
+	memset(cb->subbufs, 0, cb->nr * sizeof(*cb->subbufs));
+	for (i = 0; i < cb->nr; i++)
+		cb->subbufs[i].page = rb_range_page(cb, i);
+	cb->rd.copy = rb_range_page(cb, cb->nr);
+	barrier();
+	WRITE_ONCE(pm->magic, RB_RANGE_MAGIC);
+	rb_cpu_clear(cb, 0);
+}
+
+/* Give @cb its part of the range: what a previous boot left, or nothing. */
+static void rb_range_attach(struct trace_buffer *buffer, struct rb_cpu *cb)
+{
+	unsigned long part = buffer->range_start + PAGE_SIZE +
+			     cb->cpu * buffer->range_part;
+	const char *why;
+	u64 first, last;
+
+	cb->pm = (void *)part;
+	cb->pbase = part + PAGE_ALIGN(sizeof(*cb->pm) +
+				      buffer->range_pages * sizeof(u64));
+	why = rb_range_check(buffer, cb, &first, &last);
+	if (!why && first <= last) {
+		rb_range_restore(cb, first, last);
+		buffer->range_kept = true;
+		pr_info("Ring buffer meta [%d] is from previous boot!\n",
+			cb->cpu);
+		return;
+	}
+	if (why)
+		pr_info("Ring buffer meta [%d] %s: starting empty\n", cb->cpu,
+			why);
+	rb_range_fresh(cb);
+}
+
+/* On panic, keep what explains it: no more events, caches written back. */
+static int rb_range_panic(struct notifier_block *nb, unsigned long event,
+			  void *data)
+{
+	struct trace_buffer *buffer;
+
+	buffer = container_of(nb, struct trace_buffer, flush_nb);
+	ring_buffer_record_off(buffer);
+	arch_ring_buffer_flush_range(buffer->range_start, buffer->range_end);
+	return NOTIFY_DONE;
 }
 
 static struct rb_cpu *rb_cpu_alloc(struct trace_buffer *buffer, int cpu,
@@ -2396,6 +2760,16 @@ static struct rb_cpu *rb_cpu_alloc(struct trace_buffer *buffer, int cpu,
 	rb_set_geometry(cb, buffer->order);
 	raw_spin_lock_init(&cb->reader_lock);
 	lockdep_set_class(&cb->reader_lock, buffer->key);
+	if (buffer->range_start) {
+		cb->subbufs = kcalloc_node(nr, sizeof(*cb->subbufs),
+					   GFP_KERNEL, cpu_to_node(cpu));
+		if (!cb->subbufs) {
+			kfree(cb);
+			return NULL;
+		}
+		rb_range_attach(buffer, cb);
+		return cb;
+	}
 	cb->rd.copy = rb_page_alloc(cpu, cb->order, GFP_KERNEL);
 	cb->subbufs = rb_alloc_ring(cpu, nr, cb->order);
 	if (!cb->rd.copy || !cb->subbufs) {
@@ -2454,21 +2828,14 @@ static void rb_release(struct trace_buffer *buffer)
 	kfree(buffer);
 }
 
-/**
- * __ring_buffer_alloc - allocate a ring buffer
- * @size: bytes of data per CPU (rounded up to whole sub-buffers, at least 2)
- * @flags: RB_FL_OVERWRITE to overwrite the oldest data when full
- * @key: lock class for the reader locks (use ring_buffer_alloc())
- *
- * Context: Process context, may sleep.
- * Return: the buffer, or NULL when out of memory.
- */
-struct trace_buffer *__ring_buffer_alloc(unsigned long size,
-					 unsigned int flags,
-					 struct lock_class_key *key)
+/* Both kinds of buffer; @start is 0 for one the page allocator fills. */
+static struct trace_buffer *rb_alloc(unsigned long size, unsigned int flags,
+				     unsigned int order, unsigned long start,
+				     unsigned long range_size,
+				     struct lock_class_key *key)
 {
 	struct trace_buffer *buffer;
-	unsigned long cap = PAGE_SIZE - RB_HDR_BYTES;
+	unsigned long cap = (PAGE_SIZE << order) - RB_HDR_BYTES;
 	int cpu;
 
 	buffer = kzalloc(sizeof(*buffer), GFP_KERNEL);
@@ -2484,6 +2851,7 @@ struct trace_buffer *__ring_buffer_alloc(unsigned long size,
 	buffer->flags = flags;
 	buffer->clock = trace_clock_local;
 	buffer->key = key;
+	buffer->order = order;
 	buffer->nr_default = rb_nr_for(size, cap);
 	rb_update_max_len(buffer);
 	mutex_init(&buffer->mutex);
@@ -2495,6 +2863,8 @@ struct trace_buffer *__ring_buffer_alloc(unsigned long size,
 	}
 
 	cpus_read_lock();
+	if (start && rb_range_setup(buffer, start, range_size))
+		goto fail;
 	for_each_online_cpu(cpu) {
 		if (rb_cpu_add(buffer, cpu))
 			goto fail;
@@ -2503,11 +2873,32 @@ struct trace_buffer *__ring_buffer_alloc(unsigned long size,
 							&buffer->node))
 		goto fail;
 	cpus_read_unlock();
+	if (start) {
+		buffer->flush_nb.notifier_call = rb_range_panic;
+		atomic_notifier_chain_register(&panic_notifier_list,
+					       &buffer->flush_nb);
+	}
 	return buffer;
 fail:
 	cpus_read_unlock();
 	rb_release(buffer);
 	return NULL;
+}
+
+/**
+ * __ring_buffer_alloc - allocate a ring buffer
+ * @size: bytes of data per CPU (rounded up to whole sub-buffers, at least 2)
+ * @flags: RB_FL_OVERWRITE to overwrite the oldest data when full
+ * @key: lock class for the reader locks (use ring_buffer_alloc())
+ *
+ * Context: Process context, may sleep.
+ * Return: the buffer, or NULL when out of memory.
+ */
+struct trace_buffer *__ring_buffer_alloc(unsigned long size,
+					 unsigned int flags,
+					 struct lock_class_key *key)
+{
+	return rb_alloc(size, flags, 0, 0, 0, key);
 }
 EXPORT_SYMBOL_GPL(__ring_buffer_alloc);
 
@@ -2522,6 +2913,9 @@ void ring_buffer_free(struct trace_buffer *buffer)
 	if (!buffer)
 		return;
 	cpuhp_state_remove_instance(CPUHP_TRACE_RB_PREPARE, &buffer->node);
+	if (buffer->range_start)
+		atomic_notifier_chain_unregister(&panic_notifier_list,
+						 &buffer->flush_nb);
 	rb_release(buffer);
 }
 EXPORT_SYMBOL_GPL(ring_buffer_free);
@@ -2579,7 +2973,7 @@ static bool rb_any_iter(struct trace_buffer *buffer, int cpu_id)
 		if (cpu_id != RING_BUFFER_ALL_CPUS && cpu != cpu_id)
 			continue;
 		cb = per_cpu_ptr(buffer->slots, cpu)->cb;
-		if (atomic_read(&cb->iters) || cb->mapped)
+		if (atomic_read(&cb->iters) || cb->mapped || cb->pm)
 			return true;
 	}
 	return false;
@@ -2849,7 +3243,8 @@ int ring_buffer_swap_cpu(struct trace_buffer *buffer_a,
 	if (!ca || !cb)
 		return -EINVAL;
 	/* trace.c refuses snapshots of a mapped buffer before this. */
-	if (WARN_ON_ONCE(READ_ONCE(ca->mapped) || READ_ONCE(cb->mapped)))
+	if (WARN_ON_ONCE(READ_ONCE(ca->mapped) || READ_ONCE(cb->mapped) ||
+			 ca->pm || cb->pm))
 		return -EBUSY;
 	if (ca->nr != cb->nr || ca->order != cb->order)
 		return -EINVAL;
@@ -3763,61 +4158,152 @@ int ring_buffer_print_page_header(struct trace_buffer *buffer,
 }
 
 /* ---------------------------------------------------------------------
- * Not implemented yet: persistent boot buffers
+ * Persistent buffers, the calls (the ring side is above rb_cpu_alloc())
  */
 
 /**
- * __ring_buffer_alloc_range - allocate a buffer in a fixed memory range
- * @size: unused
- * @flags: unused
- * @order: unused
- * @start: unused
- * @range_size: unused
- * @key: unused
+ * __ring_buffer_alloc_range - allocate a buffer inside a memory range
+ * @size: unused: the range decides
+ * @flags: RB_FL_OVERWRITE to overwrite the oldest data when full
+ * @order: sub-buffer size as a page order
+ * @start: start of the range, page aligned, mapped by the caller
+ * @range_size: its size in bytes
+ * @key: lock class for the reader locks (use ring_buffer_alloc_range())
  *
- * Persistent boot buffers are not supported yet.
+ * Every sub-buffer and all the bookkeeping live in the range, divided
+ * among the possible CPUs.  What a previous boot left there is checked
+ * CPU by CPU and kept if it is intact; see ring_buffer_last_boot_delta().
+ * The buffer cannot be resized, change its order, be swapped or mapped;
+ * on panic it stops recording.
  *
- * Context: Process context.
- * Return: NULL.
+ * Context: Process context, may sleep.
+ * Return: the buffer, or NULL for a bad order, a range that holds fewer
+ * than three sub-buffers per CPU, or no memory.
  */
 struct trace_buffer *
 __ring_buffer_alloc_range(unsigned long size, unsigned int flags, int order,
 			  unsigned long start, unsigned long range_size,
 			  struct lock_class_key *key)
 {
-	return NULL;
+	if (!start || order < 0 || order > ilog2(RB_SUBBUF_MAX) ||
+	    (PAGE_SIZE << order) > RB_SUBBUF_MAX)
+		return NULL;
+	return rb_alloc(size, flags, order, start, range_size, key);
 }
 EXPORT_SYMBOL_GPL(__ring_buffer_alloc_range);
 
 /**
- * ring_buffer_last_boot_delta - time offset of a persistent buffer
+ * ring_buffer_last_boot_delta - how far the kernel moved since the events
  * @buffer: the buffer, may be NULL
- * @text: unused
- * @data: unused
+ * @text: where to store the move of the kernel text
+ * @data: where to store the move of its data
+ *
+ * Addresses recorded by the previous boot plus the deltas are addresses
+ * of this boot.
  *
  * Context: Any context.
- * Return: false: no buffer holds data from a previous boot.
+ * Return: true when @buffer kept events of a previous boot and the kernel
+ * text moved; false otherwise (then @text and @data are left alone).
  */
 bool ring_buffer_last_boot_delta(struct trace_buffer *buffer, long *text,
 				 long *data)
 {
-	return false;
+	if (!buffer || !buffer->range_kept || !buffer->text_delta)
+		return false;
+	*text = buffer->text_delta;
+	*data = buffer->data_delta;
+	return true;
 }
 EXPORT_SYMBOL_GPL(ring_buffer_last_boot_delta);
 
+static void *rb_meta_start(struct seq_file *m, loff_t *pos)
+{
+	struct rb_cpu *cb = m->private;
+
+	return cb->pm && *pos <= cb->nr + 1 ? pos : NULL;
+}
+
+static void *rb_meta_next(struct seq_file *m, void *v, loff_t *pos)
+{
+	++*pos;
+	return rb_meta_start(m, pos);
+}
+
+static void rb_meta_stop(struct seq_file *m, void *v)
+{
+}
+
+/*
+ * Index in the range of the page slot @seq owns: the one it will be
+ * written in, or with @live the one it is written in (the reader may
+ * have taken that one).  A snapshot: the file is racy by design.
+ */
+static unsigned long rb_meta_idx(struct rb_cpu *cb, u64 seq, bool live)
+{
+	struct rb_subbuf *sb = rb_slot_of(cb, seq);
+	bool taken = atomic_long_read(&sb->tag) & RB_TAKEN;
+
+	return rb_range_idx(cb, taken && !live ? READ_ONCE(sb->next) :
+						 READ_ONCE(sb->page));
+}
+
+static int rb_meta_show(struct seq_file *m, void *v)
+{
+	struct rb_cpu *cb = m->private;
+	u64 head = atomic64_read(&cb->head);
+	u64 commit = rb_pseq(cb, local64_read(&cb->commit));
+	loff_t i = *(loff_t *)v;
+
+	if (!i) {
+		seq_printf(m, "head_buffer:   %lu\n",
+			   rb_meta_idx(cb, head, false));
+		seq_printf(m, "commit_buffer: %lu\n",
+			   rb_meta_idx(cb, commit, true));
+		seq_printf(m, "subbuf_size:   %lu\n", PAGE_SIZE << cb->order);
+		seq_printf(m, "nr_subbufs:    %lu\n", cb->nr + 1);
+	} else if (i == 1) {
+		seq_printf(m, "buffer[0]:    %lu\n",
+			   rb_range_idx(cb, READ_ONCE(cb->rd.copy)));
+	} else {
+		seq_printf(m, "buffer[%lld]:    %lu\n", i - 1,
+			   rb_meta_idx(cb, head + i - 2, false));
+	}
+	return 0;
+}
+
+static const struct seq_operations rb_meta_ops = {
+	.start	= rb_meta_start,
+	.next	= rb_meta_next,
+	.stop	= rb_meta_stop,
+	.show	= rb_meta_show,
+};
+
 /**
- * ring_buffer_meta_seq_init - open the meta file of a persistent buffer
+ * ring_buffer_meta_seq_init - open the buffer_meta file of a CPU
  * @file: the file
  * @buffer: the buffer
  * @cpu: the CPU
  *
+ * The file tells where a persistent buffer's sub-buffers are in its
+ * range: the head's and the writer's, then the reader's and the ring's
+ * in order from the head.  It is empty for other buffers.
+ *
  * Context: Process context.
- * Return: -ENODEV: there are no persistent buffers yet.
+ * Return: 0, -ENODEV for a CPU the buffer does not have, or seq_open()'s
+ * error.
  */
 int ring_buffer_meta_seq_init(struct file *file, struct trace_buffer *buffer,
 			      int cpu)
 {
-	return -ENODEV;
+	struct rb_cpu *cb = rb_cpu_get(buffer, cpu);
+	int ret;
+
+	if (!cb)
+		return -ENODEV;
+	ret = seq_open(file, &rb_meta_ops);
+	if (!ret)
+		((struct seq_file *)file->private_data)->private = cb;
+	return ret;
 }
 
 /* ---------------------------------------------------------------------
@@ -3957,8 +4443,8 @@ static void rb_map_drop(struct rb_cpu *cb)
  *
  * Context: Process context, mmap_lock held; takes the buffer's mutex.
  * Return: 0, -EINVAL for a CPU not in the buffer or a range beyond the
- * file, -EPERM for a writable, executable or private mapping, -ENOMEM,
- * -EOPNOTSUPP without an MMU.
+ * file, -EPERM for a writable, executable or private mapping, -EBUSY for
+ * a persistent buffer, -ENOMEM, -EOPNOTSUPP without an MMU.
  */
 int ring_buffer_map(struct trace_buffer *buffer, int cpu,
 		    struct vm_area_struct *vma)
@@ -3970,6 +4456,9 @@ int ring_buffer_map(struct trace_buffer *buffer, int cpu,
 		return -EINVAL;
 	if (!IS_ENABLED(CONFIG_MMU))
 		return -EOPNOTSUPP;
+	/* The range may not be in the kernel's linear map. */
+	if (cb->pm)
+		return -EBUSY;
 	if ((vma->vm_flags & (VM_WRITE | VM_EXEC)) ||
 	    !(vma->vm_flags & VM_MAYSHARE))
 		return -EPERM;

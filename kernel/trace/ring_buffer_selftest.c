@@ -32,6 +32,7 @@
 #include <linux/slab.h>
 #include <linux/smp.h>
 #include <linux/string.h>
+#include <linux/vmalloc.h>
 
 /* Per-CPU buffer size used by most cases */
 #define RBT_PAGES		16
@@ -2033,6 +2034,63 @@ out:
 
 /* ---- the runner ---- */
 
+/* ---- a persistent buffer across a simulated reboot ---- */
+
+static struct trace_buffer *rbt_range_boot(void *range, unsigned long size)
+{
+	return ring_buffer_alloc_range(0, RB_FL_OVERWRITE, 0,
+				       (unsigned long)range, size);
+}
+
+static enum rbt_result rbt_test_persistent(void)
+{
+	unsigned long size = (1 + 16 * nr_cpu_ids) * PAGE_SIZE, ff;
+	struct rbt_drain d = { .src = RBT_SRC_TASK };
+	struct trace_buffer *b;
+	void *range;
+
+	range = vzalloc(size);
+	if (!RBT_EXPECT(range, "vzalloc of %lu bytes failed", size))
+		return RBT_FAIL;
+	b = rbt_range_boot(range, size);
+	if (!RBT_EXPECT(b, "ring_buffer_alloc_range failed"))
+		goto out;
+	RBT_EQ("writes accepted", 50, rbt_flood(b, 0, 50, &ff));
+	ring_buffer_free(b);
+
+	/* "Reboot": the events come back, in order. */
+	b = rbt_range_boot(range, size);
+	if (!RBT_EXPECT(b, "ring_buffer_alloc_range failed after a free"))
+		goto out;
+	rbt_drain(b, rbt.cpu, &d);
+	RBT_EQ("events kept", 50, d.count);
+	RBT_EQ("first event kept", 0, d.first_seq);
+	RBT_EQ("last event kept", 49, d.last_seq);
+	RBT_EQ("writes accepted after the reboot", 5, rbt_flood(b, 50, 5, &ff));
+	ring_buffer_reset(b);
+	ring_buffer_free(b);
+
+	/* A reset one is empty on the next boot. */
+	b = rbt_range_boot(range, size);
+	if (!RBT_EXPECT(b, "ring_buffer_alloc_range failed after a reset"))
+		goto out;
+	RBT_EXPECT(ring_buffer_empty(b), "events came back after a reset");
+	RBT_EQ("writes accepted", 20, rbt_flood(b, 0, 20, &ff));
+	ring_buffer_free(b);
+
+	/* Garbage where the bookkeeping was: empty, recording again. */
+	memset(range, 0xa5, PAGE_SIZE);
+	b = rbt_range_boot(range, size);
+	if (!RBT_EXPECT(b, "ring_buffer_alloc_range failed on garbage"))
+		goto out;
+	RBT_EXPECT(ring_buffer_empty(b), "events kept from a broken range");
+	RBT_EQ("writes accepted", 3, rbt_flood(b, 0, 3, &ff));
+	ring_buffer_free(b);
+out:
+	vfree(range);
+	return rbt_verdict();
+}
+
 static const struct rbt_case rbt_cases[] = {
 	{ "event_sizes",		rbt_test_event_sizes },
 	{ "time_extend",		rbt_test_time_extend },
@@ -2053,6 +2111,7 @@ static const struct rbt_case rbt_cases[] = {
 	{ "counters",			rbt_test_counters },
 	{ "bad_cpu",			rbt_test_bad_cpu },
 	{ "recursion_nest",		rbt_test_recursion_nest },
+	{ "persistent",			rbt_test_persistent },
 	{ "hammer",			rbt_test_hammer },
 };
 

@@ -493,6 +493,7 @@ static int test_range_kaslr(void)
 #ifdef RB_STOCK
 	T_SKIP("6.12 stores the addresses of its own static symbols, which the harness cannot move");
 #else
+	char *text0 = sim_text, *data0 = sim_sdata;
 	struct t_area a;
 	struct trace_buffer *b;
 	long text = 0, data = 0;
@@ -506,8 +507,8 @@ static int test_range_kaslr(void)
 	ring_buffer_free(b);
 
 	/* the next boot has its text 16 MiB and its data 12 KiB higher */
-	sim_kaslr_text = 0x1000000;
-	sim_kaslr_data = 0x3000;
+	sim_text = text0 + 0x1000000;
+	sim_sdata = data0 + 0x3000;
 	b = t_boot(&a, RB_FL_OVERWRITE);
 	if (!b) {
 		ret = 1;
@@ -530,7 +531,7 @@ static int test_range_kaslr(void)
 
 	/* nothing kept: no delta, whatever moved */
 	memset(a.start, 0, a.size);
-	sim_kaslr_text = -0x200000;
+	sim_text = text0 - 0x200000;
 	b = t_boot(&a, RB_FL_OVERWRITE);
 	if (!b || ring_buffer_last_boot_delta(b, &text, &data)) {
 		ret = 1;
@@ -547,15 +548,15 @@ static int test_range_kaslr(void)
 	if (b)
 		ring_buffer_free(b);
 out:
-	sim_kaslr_text = 0;
-	sim_kaslr_data = 0;
+	sim_text = text0;
+	sim_sdata = data0;
 	t_area_put(&a);
 	return ret;
 #endif
 }
 
 /* ------------------------------------------------------------------ */
-/* 2. lapping in overwrite mode, drops in producer/consumer mode       */
+/* 2. lapping in overwrite mode; drops in producer/consumer mode       */
 /* ------------------------------------------------------------------ */
 static int test_range_overflow(void)
 {
@@ -563,7 +564,7 @@ static int test_range_overflow(void)
 	struct trace_buffer *b;
 	unsigned long ent[T_NCPU], over[T_NCPU];
 	u32 first[T_NCPU], last[T_NCPU];
-	unsigned long refused = 0, written2 = 0;
+	unsigned long kept;
 	u64 ts = 50000;
 	int n;
 
@@ -597,52 +598,63 @@ static int test_range_overflow(void)
 		T_ASSERT(ent[c] <= 4096);
 		for (unsigned long i = 0; i < ent[c]; i++)
 			want[i] = last[c] - ent[c] + 1 + i;
-		T_EQ(ring_buffer_entries_cpu(b, c), ent[c]);
+		kept = ring_buffer_entries_cpu(b, c);
 		n = t_drain(b, c, t_ids, t_tss, 8192);
 		T_ASSERT(n >= 0);
 		/* the newest, in order, ending with the last one written */
 		if (t_same(c, t_ids, t_tss, n, want, ent[c]))
 			return 1;
+		T_EQ(kept, ent[c]);
 	}
 	ring_buffer_free(b);
+	t_area_put(&a);
+	return 0;
+}
 
-	/* producer/consumer mode: the oldest are kept, the rest dropped and counted */
-	memset(a.start, 0, a.size);
+/* producer/consumer mode: the oldest are kept, the rest dropped and counted */
+static int test_range_drops(void)
+{
+	struct t_area a;
+	struct trace_buffer *b;
+	unsigned long ent[T_NCPU];
+	unsigned long refused = 0, written2 = 0, kept;
+	u64 ts = 90000000;
+	int n;
+
+	T_ASSERT(!t_area_get(&a, T_NCPU * 8));
 	b = t_boot(&a, 0);
 	T_ASSERT(b);
 	sim_bind(2);
-	first[2] = t_ev_next;
+	t_nwant[2] = 0;
 	for (int i = 0; i < 5 * 8 * PAGE_SIZE / 60; i++) {
+		u32 id = t_ev_next;
+
 		ts += 10;
 		written2++;
 		if (t_put(b, t_lens[i % 6], ts))
 			refused++;
-		else
-			last[2] = t_ev_next - 1;
+		else if (t_nwant[2] < 4096)
+			t_want[2][t_nwant[2]++] = id;
 	}
 	sim_bind(0);
 	ent[2] = ring_buffer_entries_cpu(b, 2);
 	T_ASSERT(refused > 0);
 	T_EQ(ent[2] + refused, written2);
-	T_EQ(last[2] - first[2] + 1, ent[2]);
+	/* (a small event may still fit after a bigger one was refused) */
+	T_EQ(t_nwant[2], ent[2]);
 	T_EQ(ring_buffer_overrun_cpu(b, 2), 0);
 	T_EQ(ring_buffer_dropped_events_cpu(b, 2) + ring_buffer_commit_overrun_cpu(b, 2), refused);
 	ring_buffer_free(b);
 
 	b = t_boot(&a, 0);
 	T_ASSERT(b);
-	T_EQ(ring_buffer_entries_cpu(b, 2), ent[2]);
+	kept = ring_buffer_entries_cpu(b, 2);
 	n = t_drain(b, 2, t_ids, t_tss, 8192);
 	T_ASSERT(n >= 0);
-	{
-		u32 want[4096];
-
-		T_ASSERT(ent[2] <= 4096);
-		for (unsigned long i = 0; i < ent[2]; i++)
-			want[i] = first[2] + i;
-		if (t_same(2, t_ids, t_tss, n, want, ent[2]))
-			return 1;
-	}
+	/* the oldest, every one accepted */
+	if (t_same(2, t_ids, t_tss, n, t_want[2], t_nwant[2]))
+		return 1;
+	T_EQ(kept, ent[2]);
 	ring_buffer_free(b);
 	t_area_put(&a);
 	return 0;
@@ -823,8 +835,12 @@ static int t_meta_sane(struct t_meta *m, int cpu, size_t area)
 		T_FAIL("cpu %d: subbuf_size %d", cpu, m->subbuf_size);
 	if (m->nr < 3 || (size_t)m->nr * PAGE_SIZE * T_NCPU > area)
 		T_FAIL("cpu %d: nr_subbufs %d for %zu bytes", cpu, m->nr, area);
-	/* as many as fit: a page of bookkeeping per CPU at most */
-	if ((size_t)(m->nr + 2) * PAGE_SIZE * T_NCPU <= area)
+	/*
+	 * As many as fit: with at most a page of bookkeeping for the range
+	 * and one per CPU (ours rounds each CPU's part down to whole pages
+	 * after a header page; 6.12 packs them tighter).
+	 */
+	if ((size_t)m->nr < (area / PAGE_SIZE - 1) / T_NCPU - 1)
 		T_FAIL("cpu %d: only %d sub-buffers in %zu bytes", cpu, m->nr, area);
 	if (m->head < 0 || m->head >= m->nr || m->commit < 0 || m->commit >= m->nr)
 		T_FAIL("cpu %d: head %d commit %d of %d", cpu, m->head, m->commit, m->nr);
@@ -874,8 +890,8 @@ static int test_range_meta_file(void)
 	T_ASSERT(!t_meta_read(b, 1, &m));
 	if (t_meta_sane(&m, 1, a.size))
 		return 1;
+	/* (where the writer goes on after a reboot is up to the implementation) */
 	T_EQ(m.nr, m2.nr);
-	T_EQ(m.commit, m2.commit);
 	ring_buffer_free(b);
 	t_area_put(&a);
 
@@ -898,7 +914,7 @@ static int test_range_panic(void)
 	struct t_area a;
 	struct trace_buffer *b, *normal;
 	int before = sim_notifier_count(&panic_notifier_list);
-	unsigned long calls;
+	unsigned long calls, exact;
 
 	normal = ring_buffer_alloc(4 * PAGE_SIZE, RB_FL_OVERWRITE);
 	T_ASSERT(normal);
@@ -911,11 +927,12 @@ static int test_range_panic(void)
 	T_EQ(t_put(b, 32, 10000), 0);
 	T_ASSERT(ring_buffer_record_is_on(b));
 
+	/* (buffers a failed case left behind may flush too: only ours is counted) */
 	calls = sim_flush_calls;
 	sim_panic("test");
-	T_EQ(sim_flush_calls, calls + 1);
-	T_EQ(sim_flush_start, (unsigned long)a.start);
-	T_EQ(sim_flush_end, (unsigned long)a.start + a.size);
+	T_EQ(sim_flush_count(calls, (unsigned long)a.start, (unsigned long)a.start + a.size,
+			     &exact), 1);
+	T_EQ(exact, 1);
 	T_ASSERT(!ring_buffer_record_is_on(b));
 	T_ASSERT(t_put(b, 32, 10100) != 0);
 	T_EQ(ring_buffer_entries_cpu(b, 0), 1);
@@ -928,7 +945,8 @@ static int test_range_panic(void)
 	T_EQ(sim_notifier_count(&panic_notifier_list), before);
 	calls = sim_flush_calls;
 	sim_panic("test");
-	T_EQ(sim_flush_calls, calls);
+	T_EQ(sim_flush_count(calls, (unsigned long)a.start, (unsigned long)a.start + a.size,
+			     &exact), 0);
 	/* what was written before the panic is there next boot */
 	b = t_boot(&a, RB_FL_OVERWRITE);
 	T_ASSERT(b);
@@ -1201,14 +1219,15 @@ static int test_range_crash_sweep(void)
 	t_sw_reports = mmap(NULL, PAGE_SIZE, PROT_READ | PROT_WRITE,
 			    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	T_ASSERT(t_sw_reports != MAP_FAILED);
-	T_ASSERT(!t_area_get(&t_sw, T_NCPU * 5));
+	/* room for 6 sub-buffers or more per CPU: the ring is not full in the first sequence */
+	T_ASSERT(!t_area_get(&t_sw, T_NCPU * 8));
 	/*
 	 * 48 bytes left in the first sub-buffer: the reserved event fits,
 	 * the written one (with its time extend) starts the next; then a
 	 * full ring, where the write overwrites the oldest sub-buffer.
 	 */
 	ret = t_sw_run((PAGE_SIZE - T_SB_HDR) / 36 - 1, 32, 0, 1) ||
-	      t_sw_run(113 * 12 + 112, 32, 1, 0);
+	      t_sw_run(113 * 20 + 112, 32, 1, 0);
 	t_area_put(&t_sw);
 	munmap(t_sw_reports, PAGE_SIZE);
 	return ret;
@@ -1473,6 +1492,7 @@ const struct rb_case rb_range_cases[] = {
 	{ "range_busy", test_range_busy },
 	{ "range_kaslr", test_range_kaslr },
 	{ "range_overflow", test_range_overflow },
+	{ "range_drops", test_range_drops },
 	{ "range_garbage", test_range_garbage },
 	{ "range_too_small", test_range_too_small },
 	{ "range_meta_file", test_range_meta_file },

@@ -890,6 +890,14 @@ static inline void list_splice_tail_init(struct list_head *l, struct list_head *
 #define PAGE_SIZE (1UL << PAGE_SHIFT)
 #define PAGE_MASK (~(PAGE_SIZE - 1))
 #define PAGE_ALIGN(x) ALIGN((x), PAGE_SIZE)
+#define PAGE_ALIGNED(x) (((unsigned long)(x) & (PAGE_SIZE - 1)) == 0)
+#ifndef rounddown
+#define rounddown(x, y) ((x) - ((x) % (y)))
+#endif
+/* The kernel image (asm/sections.h); tests move them to play KASLR. */
+extern char *sim_text, *sim_sdata;
+#define _text sim_text
+#define _sdata sim_sdata
 #define SMP_CACHE_BYTES 64
 #define L1_CACHE_BYTES 64
 #define ____cacheline_aligned __aligned(SMP_CACHE_BYTES)
@@ -987,15 +995,6 @@ long si_mem_available(void);
 /* <asm/ring_buffer.h>: counted, so that a test sees what a panic flushed */
 void sim_flush_range(unsigned long start, unsigned long end);
 #define arch_ring_buffer_flush_range(s, e) sim_flush_range((unsigned long)(s), (unsigned long)(e))
-/*
- * <asm/sections.h>: this boot's kernel text and data.  sim_kaslr_text and
- * sim_kaslr_data move them, as a randomised base would on the next boot.
- */
-extern char sim_kernel_text[], sim_kernel_data[];
-extern long sim_kaslr_text, sim_kaslr_data;
-#define _text ((char *)((unsigned long)sim_kernel_text + sim_kaslr_text))
-#define _stext _text
-#define _sdata ((char *)((unsigned long)sim_kernel_data + sim_kaslr_data))
 #define vmap(p, n, f, pr) NULL
 #define vunmap(p) do { } while (0)
 

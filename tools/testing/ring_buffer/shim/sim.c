@@ -34,9 +34,8 @@ int sim_exclusive = 1;
 struct cpumask sim_online_mask, sim_possible_mask;
 struct atomic_notifier_head panic_notifier_list;
 static pthread_mutex_t sim_notifier_lock = PTHREAD_MUTEX_INITIALIZER;
-/* stand-ins for the kernel's text and data; the KASLR shifts move them */
-char sim_kernel_text[64] __aligned(64), sim_kernel_data[64] __aligned(64);
-long sim_kaslr_text, sim_kaslr_data;
+static char sim_image[2];
+char *sim_text = &sim_image[0], *sim_sdata = &sim_image[1];
 enum system_states system_state = SYSTEM_RUNNING;
 
 static unsigned long sim_warn_count;
@@ -1294,12 +1293,34 @@ void sim_panic(const char *msg)
 }
 
 unsigned long sim_flush_calls, sim_flush_start, sim_flush_end;
+static unsigned long sim_flush_log[64][2];
 
 void sim_flush_range(unsigned long start, unsigned long end)
 {
+	unsigned long n = __atomic_fetch_add(&sim_flush_calls, 1, __ATOMIC_SEQ_CST);
+
 	sim_flush_start = start;
 	sim_flush_end = end;
-	__atomic_add_fetch(&sim_flush_calls, 1, __ATOMIC_SEQ_CST);
+	sim_flush_log[n % 64][0] = start;
+	sim_flush_log[n % 64][1] = end;
+}
+
+/* Of the flushes from call number @since on, how many overlapped [start, end), how many were exactly it. */
+unsigned long sim_flush_count(unsigned long since, unsigned long start, unsigned long end,
+			      unsigned long *exact)
+{
+	unsigned long n = 0;
+
+	*exact = 0;
+	for (unsigned long i = since; i < sim_flush_calls && i < since + 64; i++) {
+		unsigned long s = sim_flush_log[i % 64][0], e = sim_flush_log[i % 64][1];
+
+		if (s < end && e > start)
+			n++;
+		if (s == start && e == end)
+			(*exact)++;
+	}
+	return n;
 }
 
 /*

@@ -92,9 +92,10 @@ extern void (*sim_vm_insert_fn)(struct vm_area_struct *vma);
 /*
  * Persistent buffers.  sim_log_capture() collects printk() output in buf
  * (size 0 stops); sim_panic() calls the panic notifiers; sim_flush_*
- * count arch_ring_buffer_flush_range() and keep its last range;
- * sim_kaslr_text/data (rb_kernel.h) move _text and _sdata for the next
- * "boot"; sim_reserve_range() marks memory that free_pages()/kfree() must
+ * count arch_ring_buffer_flush_range() and keep its last ranges
+ * (sim_flush_count(): calls since a count that overlapped a range);
+ * moving sim_text/sim_sdata (rb_kernel.h: _text, _sdata) plays the next
+ * boot's KASLR; sim_reserve_range() marks memory that free_pages()/kfree() must
  * never be given; sim_reboot_ctx() forgets what the calling thread was
  * doing (preemption, interrupt level, CPUs held) as a reboot would;
  * sim_seq_read_all() reads a whole seq_file, returns its length or -1.
@@ -102,6 +103,8 @@ extern void (*sim_vm_insert_fn)(struct vm_area_struct *vma);
 void sim_log_capture(char *buf, size_t size);
 void sim_panic(const char *msg);
 extern unsigned long sim_flush_calls, sim_flush_start, sim_flush_end;
+unsigned long sim_flush_count(unsigned long since, unsigned long start, unsigned long end,
+			      unsigned long *exact);
 struct atomic_notifier_head;
 int sim_notifier_count(struct atomic_notifier_head *h);
 void sim_reserve_range(unsigned long start, unsigned long size);
