@@ -1488,6 +1488,7 @@ int rb_range_fuzz_one(const u8 *data, size_t len)
 }
 
 const struct rb_case rb_range_cases[] = {
+	{ "range_crash_sweep", test_range_crash_sweep },	/* first: see t_main.c */
 	{ "range_basic", test_range_basic },
 	{ "range_busy", test_range_busy },
 	{ "range_kaslr", test_range_kaslr },
@@ -1498,7 +1499,6 @@ const struct rb_case rb_range_cases[] = {
 	{ "range_meta_file", test_range_meta_file },
 	{ "range_panic", test_range_panic },
 	{ "range_uncommitted", test_range_uncommitted },
-	{ "range_crash_sweep", test_range_crash_sweep },
 	{ "range_fuzz", test_range_fuzz },
 };
 const int rb_nr_range_cases = sizeof(rb_range_cases) / sizeof(rb_range_cases[0]);
