@@ -398,12 +398,6 @@ static u64 rb_meta_val(struct ring_buffer_event *ev)
 	return ((u64)ev->array[0] << RB_DELTA_BITS) | ev->time_delta;
 }
 
-/* Absolute stamps lose their top bits; borrow them from the last stamp. */
-static u64 rb_abs_fix(u64 abs, u64 prev)
-{
-	return abs | (prev & ~RB_ABS_MASK);
-}
-
 /* Bytes an event takes in the buffer, or 0 where none can start. */
 static unsigned int rb_ev_size(struct ring_buffer_event *ev)
 {
@@ -1335,7 +1329,8 @@ rb_cur_event(struct trace_buffer *buffer, struct rb_cursor *cur, u64 *ts)
 			cur->ts += rb_meta_val(ev);
 			break;
 		case RINGBUF_TYPE_TIME_STAMP:
-			cur->ts = rb_abs_fix(rb_meta_val(ev), cur->ts);
+			/* The top bits are the last stamp's, see RB_ABS_MASK. */
+			cur->ts = rb_meta_val(ev) | (cur->ts & ~RB_ABS_MASK);
 			break;
 		default:
 			*ts = cur->ts + ev->time_delta;
@@ -1664,11 +1659,6 @@ static unsigned long rb_nr_for(unsigned long size, unsigned long cap)
 	return max(size / cap + !!(size % cap), 2UL);
 }
 
-static unsigned int rb_subbuf_bytes(unsigned int order)
-{
-	return PAGE_SIZE << order;
-}
-
 static void rb_page_free(struct rb_data_page *page, unsigned int order)
 {
 	if (page)
@@ -1699,7 +1689,7 @@ unsigned int ring_buffer_read_page_size(struct buffer_data_read_page *rpage)
 {
 	if (!rpage)
 		return 0;
-	return rb_subbuf_bytes(rpage->order);
+	return PAGE_SIZE << rpage->order;
 }
 EXPORT_SYMBOL_GPL(ring_buffer_read_page_size);
 
@@ -2598,7 +2588,7 @@ out:
 int ring_buffer_resize(struct trace_buffer *buffer, unsigned long size,
 		       int cpu_id)
 {
-	unsigned long cap, nr;
+	unsigned long nr;
 	int cpu, ret = 0;
 
 	if (!buffer)
@@ -2607,8 +2597,7 @@ int ring_buffer_resize(struct trace_buffer *buffer, unsigned long size,
 		return 0;
 	cpus_read_lock();
 	mutex_lock(&buffer->mutex);
-	cap = (PAGE_SIZE << buffer->order) - RB_HDR_BYTES;
-	nr = rb_nr_for(size, cap);
+	nr = rb_nr_for(size, (PAGE_SIZE << buffer->order) - RB_HDR_BYTES);
 	if (rb_any_iter(buffer, cpu_id)) {
 		ret = -EBUSY;
 		goto out;
@@ -3732,9 +3721,9 @@ static int rb_map_first(struct rb_cpu *cb)
 	m = (void *)rb_page_alloc(cb->cpu, cb->order, GFP_KERNEL);
 	if (!m)
 		return -ENOMEM;
-	m->meta_page_size = rb_subbuf_bytes(cb->order);
+	m->meta_page_size = PAGE_SIZE << cb->order;
 	m->meta_struct_len = sizeof(*m);
-	m->subbuf_size = rb_subbuf_bytes(cb->order);
+	m->subbuf_size = PAGE_SIZE << cb->order;
 	m->nr_subbufs = cb->nr + 1;
 	/* rb_mark() moves ids: none may run while they are handed out. */
 	rb_hold_writers(cb);
@@ -3915,21 +3904,18 @@ static unsigned long rb_map_next(struct trace_buffer *buffer,
 	struct rb_cursor *rd = &cb->rd;
 	struct ring_buffer_event *ev;
 	unsigned long lost, commit;
+	bool taken;
 	u64 ts;
 	int tries;
 
 	if (rd->own) {
 		rb_own_len(cb, rd);
-		if (rd->off < rd->len) {
-			while ((ev = rb_cur_event(buffer, rd, &ts)))
-				rb_rd_consume(cb, ts);
-			/* Lost before a page another read took: tell here. */
-			return rb_take_lost(cb, true);
-		}
-		if (!rd->done)
+		if (rd->off >= rd->len && !rd->done)
 			return 0;
-		rb_rd_move(cb, rd->seq + 1);
+		if (rd->off >= rd->len)
+			rb_rd_move(cb, rd->seq + 1);
 	}
+	taken = !rd->own;
 	for (tries = 0; !rd->own && tries < RB_READ_TRIES; tries++) {
 		rb_rd_sync(cb);
 		if (!rb_has_data(cb, rd->seq))
@@ -3938,12 +3924,12 @@ static unsigned long rb_map_next(struct trace_buffer *buffer,
 	}
 	if (!rd->own)
 		return 0;
-	/* As 6.12: the whole sub-buffer goes to user space, read. */
+	/* As 6.12: the rest of the page goes to user space, read. */
 	while ((ev = rb_cur_event(buffer, rd, &ts)))
 		rb_rd_consume(cb, ts);
 	lost = rb_take_lost(cb, true);
-	/* While the writer is on the page, the meta page tells. */
-	if (!lost || !rd->done)
+	/* Flags only in a page just taken and left by the writer. */
+	if (!taken || !lost || !rd->done)
 		return lost;
 	commit = local_read(&rd->copy->commit) | RB_MISSED_EVENTS;
 	if (rd->len + sizeof(long) <= cb->cap) {
