@@ -332,15 +332,6 @@ static struct rb_subbuf *rb_slot_of(struct rb_cpu *cb, u64 seq)
 	return &cb->subbufs[rb_mod(seq, cb->nr)];
 }
 
-/* A broken invariant: warn once and stop recording into the buffer. */
-#define RB_WARN(buffer, cond)						\
-({									\
-	bool __bad = !!(cond);						\
-	if (WARN_ON_ONCE(__bad))					\
-		atomic_or(RB_RECORD_OFF, &(buffer)->record_disabled);	\
-	__bad;								\
-})
-
 /* ---------------------------------------------------------------------
  * Event format
  */
@@ -426,9 +417,8 @@ static struct ring_buffer_event *rb_skip_meta(struct ring_buffer_event *ev)
  * ring_buffer_event_length - payload length of an event
  * @event: the event, as returned by a reserve or a read
  *
- * The length may be up to three bytes larger than what was reserved, as
- * payloads are padded to four bytes (seven and eight bytes where 64-bit
- * loads must be aligned).
+ * Payloads are padded to four bytes (eight where 64-bit loads must be
+ * aligned), so the length may exceed the one reserved.
  *
  * Context: Any context.
  * Return: the payload length in bytes; for padding and time events the
@@ -1004,7 +994,6 @@ out:
 	return NULL;
 }
 
-/* The writer is done with its event: publish if outermost, let it go. */
 static __always_inline void rb_leave(struct trace_buffer *buffer,
 				     struct rb_slot *slot, struct rb_wctx *wc)
 {
@@ -1020,16 +1009,15 @@ static __always_inline void rb_leave(struct trace_buffer *buffer,
  * @buffer: the buffer to write into
  * @length: payload length in bytes (0 is stored as 1)
  *
- * On success the caller fills in ring_buffer_event_data() of the returned
- * event and then calls ring_buffer_unlock_commit() or
- * ring_buffer_discard_commit(), on the same CPU and in the same context.
+ * Fill in ring_buffer_event_data() of the event, then call
+ * ring_buffer_unlock_commit() or ring_buffer_discard_commit() on the same
+ * CPU, in the same context.
  *
- * Context: Any context, NMI included (refused in NMI where a 64-bit
- * cmpxchg is not NMI-safe).  Returns with preemption disabled when it
- * succeeds; leaves it as it was on failure.
+ * Context: Any context, NMI included (refused where a 64-bit cmpxchg is
+ * not NMI-safe).  Returns with preemption disabled on success.
  * Return: the event, or NULL when recording is off, the event is too big,
- * the ring is full (producer/consumer mode), or the same context is
- * already inside a reserve on this CPU.
+ * the ring is full (producer/consumer mode) or the context is already
+ * inside a reserve on this CPU.
  */
 struct ring_buffer_event *
 ring_buffer_lock_reserve(struct trace_buffer *buffer, unsigned long length)
@@ -1099,9 +1087,8 @@ EXPORT_SYMBOL_GPL(ring_buffer_unlock_commit);
  * @buffer: the buffer the event was reserved in
  * @event: the event returned by ring_buffer_lock_reserve()
  *
- * Use it instead of ring_buffer_unlock_commit().  If nothing was reserved
- * after the event its space is reused, otherwise it stays as padding.
- * Either way it is not counted as an entry.
+ * Instead of ring_buffer_unlock_commit().  The event is not counted; its
+ * space is reused if nothing was reserved after it, else it is padding.
  *
  * Context: The context that reserved the event, on the same CPU.
  * Re-enables preemption.
@@ -1318,7 +1305,9 @@ rb_cur_event(struct trace_buffer *buffer, struct rb_cursor *cur, u64 *ts)
 		struct ring_buffer_event *ev = (void *)&cur->copy->data[cur->off];
 		unsigned int size = rb_ev_size(ev);
 
-		if (RB_WARN(buffer, !size || size > cur->len - cur->off)) {
+		if (WARN_ON_ONCE(!size || size > cur->len - cur->off)) {
+			/* A broken invariant: stop recording into the buffer. */
+			atomic_or(RB_RECORD_OFF, &buffer->record_disabled);
 			cur->off = cur->len;
 			return NULL;
 		}
@@ -1604,11 +1593,9 @@ static void rb_meta_update(struct rb_cpu *cb, unsigned long lost)
  * @ts: where to store the event's time stamp (may be NULL)
  * @lost_events: where to store the events lost before it (may be NULL)
  *
- * The event stays valid until the next read of this CPU's ring.
- *
  * Context: Any context.  From NMI (a panic dump) with the reader lock
  * busy it reads without the lock and switches the CPU's ring off for good.
- * Return: the event, or NULL if there is none (or @cpu is not valid).
+ * Return: the event, valid until the next read of this ring, or NULL.
  */
 struct ring_buffer_event *
 ring_buffer_peek(struct trace_buffer *buffer, int cpu, u64 *ts,
@@ -1697,9 +1684,8 @@ EXPORT_SYMBOL_GPL(ring_buffer_read_page_size);
  * ring_buffer_alloc_read_page - get a page for ring_buffer_read_page()
  * @buffer: the buffer it will be used with
  * @cpu: the CPU it will be used with
- * @rpage: in: a page to reuse or NULL; out: the page
- *
- * A page of the wrong sub-buffer size is reallocated.
+ * @rpage: in: a page to reuse (reallocated if of another size) or NULL;
+ *	out: the page
  *
  * Context: Process context, may sleep.
  * Return: 0, -ENODEV for a CPU the buffer does not have, -EINVAL without
@@ -1863,9 +1849,8 @@ static int rb_rd_page(struct trace_buffer *buffer, struct rb_cpu *cb,
  * @cpu: the CPU whose ring to read
  * @full: only hand out a sub-buffer the writer has finished
  *
- * The events are consumed.  The page gets the sub-buffer header (with the
- * lost-events flags in the commit word) and the unused tail is zeroed, as
- * the page may go to user space.
+ * The events are consumed.  The page gets a sub-buffer header, lost-event
+ * flags and a zeroed tail (it may go to user space).
  *
  * Context: Process or irq context; not from NMI.
  * Return: 0 when events were copied, a negative value otherwise.
@@ -1876,7 +1861,7 @@ int ring_buffer_read_page(struct trace_buffer *buffer,
 {
 	struct rb_cpu *cb = rb_cpu_get(buffer, cpu);
 	unsigned long flags;
-	int ret;
+	int ret = -1;
 
 	if (!cb || !rpage || !rpage->data || rpage->order != cb->order)
 		return -1;
@@ -1885,9 +1870,7 @@ int ring_buffer_read_page(struct trace_buffer *buffer,
 		return -1;
 	raw_spin_lock_irqsave(&cb->reader_lock, flags);
 	/* An order change may have run since the check above. */
-	if (rpage->order != cb->order)
-		ret = -1;
-	else
+	if (rpage->order == cb->order)
 		ret = rb_rd_page(buffer, cb, rpage, len - RB_HDR_BYTES, full);
 	raw_spin_unlock_irqrestore(&cb->reader_lock, flags);
 	return ret;
@@ -1994,9 +1977,8 @@ static int rb_iter_fill(struct ring_buffer_iter *iter)
  * @cpu: the CPU
  * @flags: gfp flags for the iterator's memory
  *
- * The iterator shows what the consuming reader has not read, without
- * consuming it, while writers keep writing.  Resizes and sub-buffer size
- * changes return -EBUSY while it is open.
+ * It shows what the consuming reader has not read, while writers go on.
+ * Resizes and sub-buffer size changes return -EBUSY while it is open.
  *
  * Context: Process context unless @flags allow otherwise.
  * Return: the iterator, or NULL for a bad CPU or no memory.
@@ -2619,8 +2601,7 @@ out:
 EXPORT_SYMBOL_GPL(ring_buffer_resize);
 
 /**
- * ring_buffer_change_overwrite - switch between overwrite and
- *	producer/consumer mode
+ * ring_buffer_change_overwrite - switch overwrite mode on or off
  * @buffer: the buffer
  * @val: non-zero to overwrite the oldest events when full
  *
@@ -3107,8 +3088,7 @@ unsigned long ring_buffer_overrun_cpu(struct trace_buffer *buffer, int cpu)
 EXPORT_SYMBOL_GPL(ring_buffer_overrun_cpu);
 
 /**
- * ring_buffer_commit_overrun_cpu - events refused because the writer
- *	caught up with a sub-buffer still being written (nested writers)
+ * ring_buffer_commit_overrun_cpu - events refused: next sub-buffer still open
  * @buffer: the buffer
  * @cpu: the CPU
  *
@@ -3125,9 +3105,8 @@ unsigned long ring_buffer_commit_overrun_cpu(struct trace_buffer *buffer,
 EXPORT_SYMBOL_GPL(ring_buffer_commit_overrun_cpu);
 
 /**
- * ring_buffer_dropped_events_cpu - events refused because the ring was
- *	full in producer/consumer mode, a control path held writers off,
- *	or an NMI could not write safely
+ * ring_buffer_dropped_events_cpu - events refused: ring full, writers held
+ *	off, or an NMI that could not write safely
  * @buffer: the buffer
  * @cpu: the CPU
  *
@@ -3215,14 +3194,13 @@ unsigned long ring_buffer_bytes_cpu(struct trace_buffer *buffer, int cpu)
 		return 0;
 	raw_spin_lock_irqsave(&cb->reader_lock, flags);
 	rb_rd_sync(cb);
-	if (cb->rd.own)
+	if (cb->rd.own) {
 		rb_own_len(cb, &cb->rd);
+		bytes = cb->rd.len;
+	}
 	commit = local64_read(&cb->commit);
 	last = rb_pseq(cb, commit);
-	s = cb->rd.seq;
-	if (cb->rd.own)
-		bytes = cb->rd.len;
-	for (s += cb->rd.own; rb_seq_before(s, last); s++)
+	for (s = cb->rd.seq + cb->rd.own; rb_seq_before(s, last); s++)
 		bytes += READ_ONCE(rb_slot_of(cb, s)->end);
 	if (!rb_seq_before(last, s))
 		bytes += rb_poff(cb, commit);
@@ -3286,11 +3264,9 @@ u64 ring_buffer_oldest_event_ts(struct trace_buffer *buffer, int cpu)
 EXPORT_SYMBOL_GPL(ring_buffer_oldest_event_ts);
 
 /**
- * ring_buffer_nr_dirty_pages - sub-buffers written and not yet read
+ * ring_buffer_nr_dirty_pages - sub-buffers filled, not yet read
  * @buffer: the buffer
  * @cpu: the CPU
- *
- * The sub-buffer the writer is on does not count.
  *
  * Context: Any context.
  * Return: the count, or 0 for a bad CPU.
@@ -3360,12 +3336,10 @@ u64 ring_buffer_time_stamp(struct trace_buffer *buffer)
 EXPORT_SYMBOL_GPL(ring_buffer_time_stamp);
 
 /**
- * ring_buffer_normalize_time_stamp - convert a stamp to nanoseconds
+ * ring_buffer_normalize_time_stamp - convert a stamp to nanoseconds: a no-op
  * @buffer: the buffer
  * @cpu: the CPU it came from
  * @ts: the stamp, converted in place
- *
- * Stamps are stored as the clock returns them, so there is nothing to do.
  *
  * Context: Any context.
  */
@@ -3458,16 +3432,6 @@ static bool rb_wait_ready(struct trace_buffer *buffer, int cpu, int full)
 	return rb_full_hit(rb_cpu_get(buffer, cpu), full);
 }
 
-static bool rb_wait_once(void *data)
-{
-	bool *woken = data;
-
-	if (*woken)
-		return true;
-	*woken = true;
-	return false;
-}
-
 /**
  * ring_buffer_wait - wait for data in the buffer
  * @buffer: the buffer
@@ -3492,20 +3456,19 @@ int ring_buffer_wait(struct trace_buffer *buffer, int cpu, int full,
 		return -ENODEV;
 	if (cpu == RING_BUFFER_ALL_CPUS)
 		full = 0;
-	if (!cond) {
-		cond = rb_wait_once;
-		data = &woken;
-	}
 	for (;;) {
 		prepare_to_wait(&wt->wq, &w, TASK_INTERRUPTIBLE);
 		rb_arm(buffer, wt, full);
-		if (rb_wait_ready(buffer, cpu, full) || cond(data))
+		/* Without @cond the first wake-up ends the wait. */
+		if (rb_wait_ready(buffer, cpu, full) ||
+		    (cond ? cond(data) : woken))
 			break;
 		if (signal_pending(current)) {
 			ret = -EINTR;
 			break;
 		}
 		schedule();
+		woken = true;
 	}
 	finish_wait(&wt->wq, &w);
 	return ret;
@@ -3581,24 +3544,16 @@ EXPORT_SYMBOL_GPL(ring_buffer_wake_waiters);
  */
 int ring_buffer_print_entry_header(struct trace_seq *s)
 {
-	static const struct {
-		const char *name;
-		int type;
-	} special[] = {
-		{ "padding     : type == ", RINGBUF_TYPE_PADDING },
-		{ "time_extend : type == ", RINGBUF_TYPE_TIME_EXTEND },
-		{ "time_stamp : type == ", RINGBUF_TYPE_TIME_STAMP },
-		{ "data max type_len  == ", RINGBUF_TYPE_DATA_TYPE_LEN_MAX },
-	};
-	int i;
-
-	trace_seq_puts(s, "# compressed entry header\n"
-		       "\ttype_len    :    5 bits\n"
-		       "\ttime_delta  :   27 bits\n"
-		       "\tarray       :   32 bits\n\n");
-	for (i = 0; i < ARRAY_SIZE(special); i++)
-		trace_seq_printf(s, "\t%s%d\n", special[i].name,
-				 special[i].type);
+	trace_seq_printf(s, "# compressed entry header\n"
+			 "\ttype_len    :    5 bits\n"
+			 "\ttime_delta  :   27 bits\n"
+			 "\tarray       :   32 bits\n\n"
+			 "\tpadding     : type == %d\n"
+			 "\ttime_extend : type == %d\n"
+			 "\ttime_stamp : type == %d\n"
+			 "\tdata max type_len  == %d\n",
+			 RINGBUF_TYPE_PADDING, RINGBUF_TYPE_TIME_EXTEND,
+			 RINGBUF_TYPE_TIME_STAMP, RINGBUF_TYPE_DATA_TYPE_LEN_MAX);
 	return !trace_seq_has_overflowed(s);
 }
 
@@ -3874,8 +3829,6 @@ EXPORT_SYMBOL_GPL(ring_buffer_map_dup);
  * @buffer: the buffer
  * @cpu: the CPU
  *
- * The meta page goes with the last mapping.
- *
  * Context: Process context; takes the buffer's mutex.
  * Return: 0, -EINVAL for a CPU not in the buffer, -ENODEV when the ring is
  * not mapped.
@@ -3945,10 +3898,9 @@ static unsigned long rb_map_next(struct trace_buffer *buffer,
  * @buffer: the buffer
  * @cpu: the CPU
  *
- * If the reader's sub-buffer has events beyond what the meta page said,
- * they count as read (user space has read them); otherwise the next
- * sub-buffer with events becomes the reader's, with events lost before it
- * flagged in its commit word as 6.12 does.  The meta page is refreshed.
+ * Events of the reader's sub-buffer beyond what the meta page said count as
+ * read; without any, the next sub-buffer with events becomes the reader's
+ * (Documentation section 8a).  The meta page is refreshed.
  *
  * Context: Process context; takes the buffer's mutex.
  * Return: 0 (also when there is nothing to read), -EINVAL for a CPU not
