@@ -1213,9 +1213,8 @@ EXPORT_SYMBOL_GPL(ring_buffer_nest_end);
  * @event: the event (reserved, or trace.c's temporary copy of one)
  *
  * Context: Between reserve and commit, in the reserving context.
- * Return: the stamp taken for the innermost open ring_buffer_lock_reserve()
- * on this CPU (ring_buffer_write() never leaves one open), or the current
- * time when there is none.
+ * Return: the stamp of the innermost open ring_buffer_lock_reserve() on
+ * this CPU, or the current time when there is none.
  */
 u64 ring_buffer_event_time_stamp(struct trace_buffer *buffer,
 				 struct ring_buffer_event *event)
@@ -1259,15 +1258,11 @@ static int rb_cur_fill(struct rb_cpu *cb, struct rb_cursor *cur)
 
 	/* Pairs with the smp_wmb() in rb_end_commit(). */
 	smp_rmb();
-	if (cseq == cur->seq) {
-		avail = rb_poff(cb, commit);
-		done = false;
-	} else if (rb_seq_before(cur->seq, cseq)) {
-		avail = READ_ONCE(sb->end);
-		done = true;
-	} else {
+	if (cseq != cur->seq && !rb_seq_before(cur->seq, cseq))
 		return 0;
-	}
+	/* The writer has left cur->seq: its length is final. */
+	done = cseq != cur->seq;
+	avail = done ? READ_ONCE(sb->end) : rb_poff(cb, commit);
 	if (avail > cb->cap || have > cb->cap)
 		return -EAGAIN;
 	/* Pairs with the cmpxchg in rb_mark(): the page is the tag's. */
@@ -2772,9 +2767,8 @@ struct rb_reorder {
 static int rb_reorder_alloc(struct rb_reorder *ro, struct rb_cpu *cb,
 			    unsigned int order)
 {
-	unsigned long cap = (PAGE_SIZE << order) - RB_HDR_BYTES;
-
-	ro->nr = rb_nr_for(cb->nr * (unsigned long)cb->cap, cap);
+	ro->nr = rb_nr_for(cb->nr * (unsigned long)cb->cap,
+			   (PAGE_SIZE << order) - RB_HDR_BYTES);
 	ro->ring = rb_alloc_ring(cb->cpu, ro->nr, order);
 	ro->copy = rb_page_alloc(cb->cpu, order, GFP_KERNEL);
 	return ro->ring && ro->copy ? 0 : -ENOMEM;
@@ -3181,8 +3175,7 @@ EXPORT_SYMBOL_GPL(ring_buffer_overruns);
  * @cpu: the CPU
  *
  * Context: Any context but NMI.
- * Return: the byte count (time and padding events included), 0 for a bad
- * CPU.
+ * Return: the bytes (time and padding events included), 0 for a bad CPU.
  */
 unsigned long ring_buffer_bytes_cpu(struct trace_buffer *buffer, int cpu)
 {
@@ -3484,8 +3477,7 @@ EXPORT_SYMBOL_GPL(ring_buffer_wait);
  * @full: percentage of the ring that must be filled (one CPU only)
  *
  * Context: Process context.
- * Return: EPOLLIN | EPOLLRDNORM when there is data, 0 when not, EPOLLERR
- * for a bad CPU.
+ * Return: EPOLLIN | EPOLLRDNORM with data, else 0; EPOLLERR for a bad CPU.
  */
 __poll_t ring_buffer_poll_wait(struct trace_buffer *buffer, int cpu,
 			       struct file *filp, poll_table *poll_table,
@@ -3830,8 +3822,7 @@ EXPORT_SYMBOL_GPL(ring_buffer_map_dup);
  * @cpu: the CPU
  *
  * Context: Process context; takes the buffer's mutex.
- * Return: 0, -EINVAL for a CPU not in the buffer, -ENODEV when the ring is
- * not mapped.
+ * Return: 0, -EINVAL for a CPU not in the buffer, -ENODEV if not mapped.
  */
 int ring_buffer_unmap(struct trace_buffer *buffer, int cpu)
 {
@@ -3909,7 +3900,7 @@ static unsigned long rb_map_next(struct trace_buffer *buffer,
 int ring_buffer_map_get_reader(struct trace_buffer *buffer, int cpu)
 {
 	struct rb_cpu *cb = rb_cpu_get(buffer, cpu);
-	int ret = 0;
+	int ret = -ENODEV;
 
 	if (!cb)
 		return -EINVAL;
@@ -3918,8 +3909,7 @@ int ring_buffer_map_get_reader(struct trace_buffer *buffer, int cpu)
 		raw_spin_lock_irq(&cb->reader_lock);
 		rb_meta_update(cb, rb_map_next(buffer, cb));
 		raw_spin_unlock_irq(&cb->reader_lock);
-	} else {
-		ret = -ENODEV;
+		ret = 0;
 	}
 	mutex_unlock(&buffer->mutex);
 	return ret;
