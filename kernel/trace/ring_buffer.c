@@ -75,10 +75,9 @@
 #define RB_META_LEN		8U
 /*
  * Payloads are padded to RB_ALIGN bytes.  Where 64-bit loads must be
- * aligned, every event is a multiple of 8 bytes and uses the length-word
- * header, so that its payload is 8-byte aligned (the format stays the one
- * readers know).  Elsewhere the largest payload whose length fits into
- * type_len gets the short header.
+ * aligned, every event is a multiple of 8 bytes with the length-word
+ * header, so that payloads are 8-byte aligned in the format readers know;
+ * elsewhere payloads whose length fits into type_len get the short header.
  */
 #ifdef CONFIG_HAVE_64BIT_ALIGNED_ACCESS
 #define RB_ALIGN		8U
@@ -1289,10 +1288,7 @@ static int rb_cur_fill(struct rb_cpu *cb, struct rb_cursor *cur)
 	return 0;
 }
 
-/*
- * Step over time and padding events; return the next data event of the
- * cursor's page with its stamp in @ts, or NULL when the page is used up.
- */
+/* The next data event of the cursor's page, its stamp in @ts, or NULL. */
 static __always_inline struct ring_buffer_event *
 rb_cur_event(struct trace_buffer *buffer, struct rb_cursor *cur, u64 *ts)
 {
@@ -1466,10 +1462,7 @@ static long rb_own_total(struct rb_cpu *cb)
 	return n < 0 ? -1 : n;
 }
 
-/*
- * Next event for the consuming reader, which takes sub-buffers as it gets
- * to them.  Reader lock held.
- */
+/* Next event for the consuming reader, taking sub-buffers; lock held. */
 static __always_inline struct ring_buffer_event *
 rb_rd_look(struct trace_buffer *buffer, struct rb_cpu *cb, u64 *ts)
 {
