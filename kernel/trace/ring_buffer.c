@@ -349,9 +349,8 @@ static struct rb_subbuf *rb_slot_of(struct rb_cpu *cb, u64 seq)
 }
 
 /*
- * A persistent buffer's part of the range for one CPU, followed by its
- * pages (see "Persistent buffers" below).  head and rd only grow; seq[i]
- * is the sub-buffer page i holds, stored when a publication covers it.
+ * A persistent buffer's part of the range for one CPU, before its pages.
+ * head and rd only grow; seq[i]: the sub-buffer page i holds.
  */
 struct rb_range_cpu {
 	u32			magic;
@@ -381,19 +380,13 @@ static void rb_range_head(struct rb_cpu *cb, u64 seq)
 		;
 }
 
-/*
- * Publication covered sub-buffer @seq in @page: say so for the next boot.
- * Only the outermost writer of the CPU publishes, so the stores do not
- * race.
- */
+/* A publication covered sub-buffer @seq in @page (outermost writer). */
 static void rb_range_seq(struct rb_cpu *cb, struct rb_data_page *page,
 			 u64 seq)
 {
 	/*
-	 * The page's commit word before its number: a crash in between
-	 * leaves the page under its old number, which the kept head
-	 * already excludes (rb_make_room()).  Pairs with the next boot's
-	 * reads in rb_range_check(), after the crash.
+	 * The page's commit word before its number, for the next boot's
+	 * rb_range_check() (the pair, after a crash): see section 8b.
 	 */
 	smp_wmb();
 	WRITE_ONCE(cb->pm->seq[rb_range_idx(cb, page)], seq);
@@ -614,36 +607,25 @@ static int rb_mark(struct rb_subbuf *sb, u64 seq)
 	unsigned long cum = local_read(&sb->cum);
 	long old;
 
-	/*
-	 * The count before the tag: a writer that interrupts us here and
-	 * starts the lap (and counts events in it) leaves the tag moved on,
-	 * so that its count is never stored below as the lap's start.
-	 */
+	/* The count before the tag: see section 7 of the Documentation. */
 	barrier();
 	old = atomic_long_read(&sb->tag);
-	/*
-	 * Marked already by a writer that interrupted us on this CPU; its
-	 * barriers below order our later stores as well.
-	 */
+	/* Marked by a writer that interrupted us: its barriers are ours. */
 	if (rb_tag_is(old, seq))
 		return 0;
 	if (!rb_slot_before(old, rb_tag(seq)))
 		return -EAGAIN;
 	if (old & RB_TAKEN) {
 		/*
-		 * Only writers of this CPU change a taken tag, and a nested
-		 * one stores the same values: safe before the cmpxchg, which
-		 * orders them before the new tag for rb_take() and
-		 * rb_map_pages().
+		 * Only this CPU's writers change a taken tag, and a nested one
+		 * stores the same values.  The cmpxchg orders them before the
+		 * tag for rb_own_total() and rb_map_pages().
 		 */
 		WRITE_ONCE(sb->retired, cum);
 		WRITE_ONCE(sb->page, sb->next);
 		WRITE_ONCE(sb->id, sb->next_id);
 	}
-	/*
-	 * Against the reader's cmpxchg in rb_take(): a full atomic, as it
-	 * comes from another CPU.
-	 */
+	/* Against the cmpxchg in rb_take(), from another CPU: full atomic. */
 	if (!atomic_long_try_cmpxchg(&sb->tag, &old, rb_tag(seq)))
 		return -EAGAIN;
 	/* A reader that lost the race for the slot may still read it. */
@@ -660,11 +642,9 @@ static void rb_push(struct rb_cpu *cb, struct rb_subbuf *sb, u64 r)
 	s64 old = r;
 
 	/*
-	 * Pairs with the cmpxchg in rb_rd_take(): exactly one side
-	 * retires r.  A successful cmpxchg is a full barrier and orders
-	 * the retirement before rb_mark() reuses the slot.  A failed one
-	 * orders nothing: the acquire re-read of head (the value the
-	 * reader's cmpxchg wrote) keeps our stores of the next lap after
+	 * Pairs with the head cmpxchg in rb_take(): one side retires r.
+	 * Success is a full barrier before rb_mark() reuses the slot; on
+	 * failure the acquire re-read of head orders our next lap after
 	 * the reader's reads of the slot.
 	 */
 	if (atomic64_try_cmpxchg(&cb->head, &old, r + 1))
@@ -687,7 +667,7 @@ static int rb_make_room(struct trace_buffer *buffer, struct rb_cpu *cb,
 			local_inc(&cb->commit_overrun);
 			return -ENOSPC;
 		}
-		/* Pairs with the cmpxchg in rb_rd_take(). */
+		/* Pairs with the head cmpxchg in rb_take(). */
 		head = atomic64_read_acquire(&cb->head);
 		if (!rb_seq_before(r, head)) {
 			if (!(READ_ONCE(buffer->flags) & RB_FL_OVERWRITE)) {
@@ -2352,13 +2332,9 @@ static void rb_cpu_free(struct rb_cpu *cb)
 }
 
 /* ---------------------------------------------------------------------
- * Persistent buffers: rings in a range of memory the caller keeps across
- * a reboot (Documentation/trace/ring-buffer.txt, section 8b)
- *
- * The range holds a header page, then one part per possible CPU: its
- * struct rb_range_cpu, rounded up to whole pages, then range_pages
- * sub-buffers.  Nothing read from the range is trusted: every index and
- * length is bounded by the geometry this boot computes.
+ * Persistent buffers: rings in memory kept across a reboot (layout and
+ * crash consistency: Documentation section 8b).  Nothing read from the
+ * range is trusted: every index comes from this boot's geometry.
  */
 
 #define RB_RANGE_MAGIC		0x52627267U
@@ -2424,9 +2400,9 @@ static int rb_range_setup(struct trace_buffer *buffer, unsigned long start,
 }
 
 /*
- * Check a kept sub-buffer: its length fits, its events decode, its
- * stamps do not go back.  Counts its events into @sb.  Stamps may go back
- * from one sub-buffer to the next: each boot starts a new one.
+ * A kept sub-buffer's length fits, its events decode, its stamps do not
+ * go back (from one sub-buffer to the next they may: each boot starts a
+ * new one).  Counts its events into @sb.
  */
 static const char *rb_range_subbuf(struct rb_cpu *cb, struct rb_subbuf *sb)
 {
@@ -2514,11 +2490,9 @@ static const char *rb_range_check(struct trace_buffer *buffer,
 }
 
 /*
- * Make the checked sub-buffers @first..@last the ring.  The writer starts
- * a new sub-buffer after them (a full ring gives up @first for it), so a
- * sub-buffer never holds events of two boots; the reader starts at
- * @first.  The pages not kept fill the other slots and become the
- * reader's spare.
+ * Make the checked sub-buffers @first..@last the ring, the other pages
+ * its empty slots and the reader's spare.  The writer starts a new
+ * sub-buffer (a full ring gives up @first for it): none holds two boots.
  */
 static void rb_range_restore(struct rb_cpu *cb, u64 first, u64 last)
 {
