@@ -24,7 +24,7 @@ mode=${1:-model}
 
 # Safety configurations, then the ones that also get the progress check
 # (CFG or CFG:-DNAME=VALUE; PC with one racing read instead of two).
-CFGS="NEST LAP TAKE PC GUARD RESET ITER WRAP"
+CFGS="NEST LAP TAKE MAP PC GUARD RESET ITER WRAP"
 LIVE_CFGS="GUARD WRAP PC:-DRD_OPS=1"
 # Mutants: name, configuration that exposes it, what it breaks.
 MUTANTS="

@@ -44,10 +44,11 @@
  *  - rb_tail_of() returns slot seq % NR; cb->tail itself is kept only
  *    for rb_set_page_commit()'s comparison with cb->ptail.
  *  - The per-slot stack of open reserves (slot->w[], rb_pop) is each
- *    actor's local variables.  Page ids and the user-space mapping
- *    (cb->mapped is 0: rb_map_next(), rb_map_pages() and the live page
- *    commit are not modelled), lost-event reporting, waiters, resize and
- *    order changes are left out.
+ *    actor's local variables.  cb->mapped is a constant: 0, or 1 from
+ *    the start in CFG_MAP (the live page commit, GET_READER's
+ *    rb_map_next(), read_page() copying); page ids, rb_map_pages(),
+ *    user space's reads of the mapping, lost-event reporting, waiters,
+ *    resize and order changes are left out.
  *  - A read_page() caller that got a whole page may write it at once
  *    (it is the caller's): the model scribbles over it after the reader
  *    lock is dropped, so that anyone still reading it through the ring
@@ -144,6 +145,35 @@
 #endif
 #ifndef RD_PAGE
 #define RD_PAGE	1
+#endif
+#elif defined(CFG_MAP)
+/*
+ * A mapped ring: every publication stores the live page commit, the
+ * reader moves on with GET_READER (rb_map_next()) or copies pages.
+ */
+#ifndef NR
+#define NR	2
+#endif
+#ifndef CAP
+#define CAP	2
+#endif
+#ifndef OVERWRITE
+#define OVERWRITE	1
+#endif
+#ifndef T_EVENTS
+#define T_EVENTS	4
+#endif
+#ifndef IRQ_EVENTS
+#define IRQ_EVENTS	1
+#endif
+#ifndef RD_OPS
+#define RD_OPS	1
+#endif
+#ifndef RD_PAGE
+#define RD_PAGE	1
+#endif
+#ifndef MAPPED
+#define MAPPED	1
 #endif
 #elif defined(CFG_PC)
 /* Producer/consumer mode: a full ring drops; the reader makes room. */
@@ -267,7 +297,7 @@
 #define RD_OPS	1
 #endif
 #else
-#error "choose a configuration: -DCFG_NEST, LAP, TAKE, PC, GUARD, RESET, ITER or WRAP"
+#error "choose a configuration: -DCFG_NEST, LAP, TAKE, MAP, PC, GUARD, RESET, ITER or WRAP"
 #endif
 
 #ifndef T_DISCARD
@@ -293,6 +323,9 @@
 #endif
 #ifndef CONTROL
 #define CONTROL		0
+#endif
+#ifndef MAPPED
+#define MAPPED		0
 #endif
 #ifndef ITER_OPS
 #define ITER_OPS	0
@@ -750,7 +783,12 @@ inline rb_set_page_commit()
 			}
 		:: else -> break
 		od;
+#if MAPPED
+		/* rb_page_commits() L888-L891 after smp_wmb() L886: the live length */
+		atomic { pcmt[spage[SLOT(PSEQ(w2))]] = POFF(w2); ptail = SLOT_NONE }
+#else
 		ptail = SLOT(PSEQ(w2))	/* rb_page_commits() L892 after smp_wmb() L886 */
+#endif
 	:: else
 	fi
 }
@@ -1265,7 +1303,7 @@ inline rd_page()
 		fi;
 		tot = TOTAL_LOST;
 		if
-		:: r_done && r_off == 0 && r_len <= CAP ->	/* rb_rd_page() L1923 */
+		:: r_done && r_off == 0 && r_len <= CAP && !MAPPED ->	/* rb_rd_page() L1923 */
 			rb_own_total()	/* rb_rd_page() L1924 */
 		:: else
 		fi;
@@ -1316,6 +1354,65 @@ inline rd_page()
 	fi
 }
 
+#if MAPPED
+/*
+ * ring_buffer_map_get_reader(): rb_map_next().  What user space reads
+ * through the mapping counts as read: the model checks those events in
+ * place here.
+ */
+inline rd_map_next()
+{
+	RB_LOCK();			/* ring_buffer_map_get_reader() L4116 */
+	tot = 0;
+	if
+	:: r_own ->
+		rb_own_len();		/* rb_map_next() L4055 */
+		if
+		:: r_off < r_len ->	/* rb_map_next() L4056-L4060 */
+			rb_cur_event();
+			do
+			:: found -> rd_accept(1); rb_cur_event()
+			:: else -> break
+			od;
+			tot = 1
+		:: else ->
+			if
+			:: !r_done -> tot = 1	/* rb_map_next() L4062-L4063 */
+			:: else -> rb_rd_move(r_seq + 1)	/* rb_map_next() L4064 */
+			fi
+		fi
+	:: else
+	fi;
+	if
+	:: tot == 0 ->
+		tries = 0;
+		do			/* rb_map_next() L4066-L4071 */
+		:: !r_own && tries < RD_TRIES ->
+			tries++;
+			rb_rd_sync();
+			rb_has_data(r_seq);
+			if
+			:: !hasd -> break
+			:: else
+			fi;
+			rb_take()
+		:: else -> break
+		od;
+		if
+		:: r_own ->		/* rb_map_next() L4075-L4076 */
+			rb_cur_event();
+			do
+			:: found -> rd_accept(1); rb_cur_event()
+			:: else -> break
+			od
+		:: else
+		fi
+	:: else
+	fi;
+	RB_UNLOCK()
+}
+#endif
+
 proctype Reader()
 {
 	RD_LOCALS;
@@ -1326,6 +1423,11 @@ proctype Reader()
 		if
 		:: ops == 1 -> rd_peek()
 		:: else -> rd_page()
+		fi
+#elif MAPPED
+		if
+		:: true -> rd_map_next()
+		:: RD_PAGE -> rd_page()
 		fi
 #else
 		if
