@@ -609,7 +609,8 @@ static int rb_mark(struct rb_subbuf *sb, u64 seq)
 
 	/* The count before the tag: see section 7 of the Documentation. */
 	barrier();
-	old = atomic_long_read(&sb->tag);
+	/* Pairs with the cmpxchg in rb_take(): sb->next before the tag. */
+	old = atomic_long_read_acquire(&sb->tag);
 	/* Marked by a writer that interrupted us: its barriers are ours. */
 	if (rb_tag_is(old, seq))
 		return 0;
