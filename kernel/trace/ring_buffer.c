@@ -5,54 +5,43 @@
  * How it stays correct without locks (the long version, with diagrams, is
  * Documentation/trace/ring-buffer.txt):
  *
- * Every CPU has a ring of sub-buffers.  Only code running on that CPU
- * writes into it, but a writer can be interrupted anywhere by another
- * writer (softirq, irq, NMI) that runs to completion before the first one
- * resumes.  Readers run on any CPU and never store into the ring.
+ * Every CPU has a ring of sub-buffers that only that CPU writes; a writer
+ * can be interrupted anywhere by another (softirq, irq, NMI) that runs to
+ * completion first.  Readers run on any CPU and never store into the ring.
  *
- * Positions.  Bytes of the per-CPU stream are named by a 64-bit position:
- * the number of the sub-buffer (its "seq", which only grows) shifted left,
- * or'ed with the offset inside the sub-buffer's data.  Sub-buffer seq lives
- * in slot seq % nr of the ring.
+ * Positions.  A 64-bit position names a byte of the per-CPU stream: the
+ * sub-buffer's number (its "seq", which only grows) shifted left, or'ed
+ * with the offset in its data.  Sub-buffer seq lives in slot seq % nr.
  *
- * Write side.  cb->write is the end of all reserved space.  A writer reads
- * it, decides where its event goes and claims the bytes with a CPU-local
- * cmpxchg.  A nested writer that claimed space meanwhile makes the cmpxchg
- * fail and the outer writer starts over, so claims never overlap.
- * cb->top is the recursion guard: the context key of the innermost writer
- * (interrupting contexts have larger keys), or none.  A writer that found
- * none is the outermost; when it is done it publishes cb->write as
- * cb->commit after a write barrier.  Nested writers finish before the
- * outer one continues, so by then every claimed byte is written.
+ * Write side.  A writer claims bytes at cb->write, the end of all reserved
+ * space, with a CPU-local cmpxchg; a nested writer that claimed meanwhile
+ * makes it fail and the outer one starts over, so claims never overlap.
+ * cb->top, the recursion guard, holds the innermost writer's context key
+ * (interrupting contexts have larger keys).  The outermost writer
+ * publishes cb->write as cb->commit after a write barrier: nested writers
+ * have finished by then, so every claimed byte is written.
  *
- * Time.  An event stores the delta to the event before it.  The writer
- * keeps the stamp of the last claimed event and the position where that
- * event ends (stamp, stamp_pos); the delta is trusted only when stamp_pos
- * is the position being claimed.  A nested writer, a writer that follows
- * a discard, and every writer in absolute mode store an absolute
- * TIME_STAMP instead; a delta that needs more than 27 bits gets a
- * TIME_EXTEND.  The first event of a sub-buffer has delta 0 from the
- * sub-buffer's time stamp.  The clock is read before the claim, so stamps
- * follow stream order.
+ * Time.  An event stores the delta to the one before it, trusted only when
+ * (stamp, stamp_pos), the last claim's stamp and end, ends where the claim
+ * starts.  Nested writers, writers after a discard and absolute mode store
+ * a TIME_STAMP; a delta over 27 bits gets a TIME_EXTEND.  The clock is
+ * read before the claim, so stamps follow stream order.
  *
  * Sub-buffer reuse.  Before the writer moves into slot s for a new seq it
- * (1) checks that the old contents are fully committed (else the event is
- * refused and counted as commit overrun), (2) checks cb->head, the oldest
- * sub-buffer not yet retired: in producer/consumer mode a full ring drops
- * the event, in overwrite mode the writer retires the oldest one itself
- * with a cmpxchg on cb->head and counts its events as overrun, and
- * (3) stores the new seq into the slot, then a write barrier, then data.
+ * (1) checks that the old lap is fully committed (else the event is
+ * refused: commit overrun), (2) checks cb->head, the oldest sub-buffer not
+ * retired: a full ring drops the event, or in overwrite mode the writer
+ * retires the oldest with a cmpxchg on cb->head (overrun), and (3) stores
+ * the new seq into the slot, then a write barrier, then data.
  *
  * Read side.  The consuming reader takes the head sub-buffer out of the
- * ring before it reads it: it leaves its spare page in the slot, marks
- * the slot's tag taken (a cmpxchg against the writer's mark in (3)), then
- * retires the sub-buffer with a cmpxchg on cb->head (against the push in
- * (2)).  From then on it reads the page in place, up to commit while the
- * writer is still in it, up to the page's commit word once the writer has
- * left; a writer that comes back to the slot uses the spare page.  So the
- * reader never reads a page the writer may overwrite.  Iterators copy
- * from the ring and check the slot's tag after the copy, a seqcount with
- * (3) as the writer half.  User-space mappings show the pages themselves.
+ * ring: it leaves its spare page in the slot, marks the slot's tag taken
+ * (a cmpxchg against (3)), then retires the sub-buffer with a cmpxchg on
+ * cb->head (against (2)).  It reads the page in place, up to commit, or up
+ * to the page's commit word once the writer has left; a writer back in the
+ * slot uses the spare.  Iterators copy from the ring and check the slot's
+ * tag after the copy, a seqcount with (3) as the writer half.  User-space
+ * mappings show the pages themselves.
  * Readers of one CPU are serialised by cb->reader_lock, which writers
  * never take.
  */
@@ -90,10 +79,9 @@
 #define RB_META_LEN		8U
 /*
  * Payloads are padded to RB_ALIGN bytes.  Where 64-bit loads must be
- * aligned, every event is a multiple of 8 bytes and uses the length-word
- * header, so that its payload is 8-byte aligned (the format stays the one
- * readers know).  Elsewhere the largest payload whose length fits into
- * type_len gets the short header.
+ * aligned, every event is a multiple of 8 bytes with the length-word
+ * header, so that payloads are 8-byte aligned in the format readers know;
+ * elsewhere payloads whose length fits into type_len get the short header.
  */
 #ifdef CONFIG_HAVE_64BIT_ALIGNED_ACCESS
 #define RB_ALIGN		8U
@@ -132,10 +120,8 @@
 /* Open ring_buffer_lock_reserve() calls per CPU and buffer. */
 #define RB_WRITERS_MAX		16
 /*
- * Where a 64-bit cmpxchg (cb->write) or any cmpxchg may take a lock
- * (lib/atomic64.c, or no NMI-safe cmpxchg at all), an NMI that interrupted
- * this CPU inside one could spin on that lock forever: NMI writers are
- * refused there, as 6.12 does, and NMI readers too.
+ * Where a cmpxchg (64-bit, or any) may take a lock, an NMI that interrupted
+ * its holder would spin forever: NMI writers and readers are refused there.
  */
 #define RB_NMI_UNSAFE		(IS_ENABLED(CONFIG_GENERIC_ATOMIC64) || \
 				 !IS_ENABLED(CONFIG_ARCH_HAVE_NMI_SAFE_CMPXCHG))
@@ -316,10 +302,7 @@ static bool rb_seq_before(u64 a, u64 b)
 	return (s64)(a - b) < 0;
 }
 
-/*
- * A slot's tag keeps only the low bits of its number: compare in those
- * bits; a slot is never 2^30 sub-buffers behind the writer.
- */
+/* Tags keep the low bits of a seq: compare in those (never 2^30 apart). */
 static bool rb_slot_before(unsigned long a, unsigned long b)
 {
 	return (long)(a - b) < 0;
@@ -351,10 +334,7 @@ static unsigned int rb_poff(struct rb_cpu *cb, u64 pos)
 	return pos & cb->mask;
 }
 
-/*
- * Sub-buffer numbers are 64-bit on every kernel: an unsigned long would
- * wrap on 32-bit after 2^32 sub-buffers, and seq % nr would jump.
- */
+/* seq is a u64 on every kernel, see Documentation section 4. */
 static u32 rb_mod(u64 seq, unsigned long nr)
 {
 	u32 rem;
@@ -369,9 +349,8 @@ static struct rb_subbuf *rb_slot_of(struct rb_cpu *cb, u64 seq)
 }
 
 /*
- * A persistent buffer's part of the range for one CPU, followed by its
- * pages (see "Persistent buffers" below).  head and rd only grow; seq[i]
- * is the sub-buffer page i holds, stored when a publication covers it.
+ * A persistent buffer's part of the range for one CPU, before its pages.
+ * head and rd only grow; seq[i]: the sub-buffer page i holds.
  */
 struct rb_range_cpu {
 	u32			magic;
@@ -401,35 +380,17 @@ static void rb_range_head(struct rb_cpu *cb, u64 seq)
 		;
 }
 
-/*
- * Publication covered sub-buffer @seq in @page: say so for the next boot.
- * Only the outermost writer of the CPU publishes, so the stores do not
- * race.
- */
+/* A publication covered sub-buffer @seq in @page (outermost writer). */
 static void rb_range_seq(struct rb_cpu *cb, struct rb_data_page *page,
 			 u64 seq)
 {
 	/*
-	 * The page's commit word before its number: a crash in between
-	 * leaves the page under its old number, which the kept head
-	 * already excludes (rb_make_room()).  Pairs with the next boot's
-	 * reads in rb_range_check(), after the crash.
+	 * The page's commit word before its number, for the next boot's
+	 * rb_range_check() (the pair, after a crash): see section 8b.
 	 */
 	smp_wmb();
 	WRITE_ONCE(cb->pm->seq[rb_range_idx(cb, page)], seq);
 }
-
-/*
- * A broken invariant: say so once, and stop recording into the buffer
- * rather than hand out corrupt data.
- */
-#define RB_WARN(buffer, cond)						\
-({									\
-	bool __bad = !!(cond);						\
-	if (WARN_ON_ONCE(__bad))					\
-		atomic_or(RB_RECORD_OFF, &(buffer)->record_disabled);	\
-	__bad;								\
-})
 
 /* ---------------------------------------------------------------------
  * Event format
@@ -488,12 +449,6 @@ static u64 rb_meta_val(struct ring_buffer_event *ev)
 	return ((u64)ev->array[0] << RB_DELTA_BITS) | ev->time_delta;
 }
 
-/* Absolute stamps lose their top bits; borrow them from the last stamp. */
-static u64 rb_abs_fix(u64 abs, u64 prev)
-{
-	return abs | (prev & ~RB_ABS_MASK);
-}
-
 /* Bytes an event takes in the buffer, or 0 where none can start. */
 static unsigned int rb_ev_size(struct ring_buffer_event *ev)
 {
@@ -522,9 +477,8 @@ static struct ring_buffer_event *rb_skip_meta(struct ring_buffer_event *ev)
  * ring_buffer_event_length - payload length of an event
  * @event: the event, as returned by a reserve or a read
  *
- * The length may be up to three bytes larger than what was reserved, as
- * payloads are padded to four bytes (seven and eight bytes where 64-bit
- * loads must be aligned).
+ * Payloads are padded to four bytes (eight where 64-bit loads must be
+ * aligned), so the length may exceed the one reserved.
  *
  * Context: Any context.
  * Return: the payload length in bytes; for padding and time events the
@@ -589,26 +543,18 @@ static void rb_update_max_len(struct trace_buffer *buffer)
 	WRITE_ONCE(buffer->max_len, cap);
 }
 
-/*
- * Where 64-bit atomics take a hashed lock (RB_NMI_UNSAFE), reading commit
- * or head from NMI could spin on a lock the interrupted context holds:
- * there a panic dump finds every ring empty.
- */
+/* RB_NMI_UNSAFE: a reader in NMI (a panic dump) finds every ring empty. */
 static bool rb_nmi_no_read(void)
 {
 	return RB_NMI_UNSAFE && in_nmi();
 }
 
 /*
- * Reader lock for consuming reads.  An NMI (ftrace_dump() after an oops or
- * a hard lockup) can only try it: it may have interrupted this CPU's own
- * reader, which then never lets go, and a dump that waits for it never
- * ends.  So when the try fails the NMI reads without the lock, as 6.12
- * does, and switches the CPU's ring off for good (RB_DUMPED): the reader
- * it interrupted may have left the cursor half moved.  Returns whether the
- * lock is held; for sparse it is taken either way.
+ * Reader lock for consuming reads.  An NMI only tries it (it may have
+ * interrupted this CPU's reader); failing, it reads without the lock and
+ * switches the ring off for good (RB_DUMPED), see Documentation section 7.
+ * Returns whether the lock is held; for sparse it is taken either way.
  */
-
 static __always_inline bool rb_lock(struct rb_cpu *cb, unsigned long *flags)
 	__acquires(&cb->reader_lock)
 {
@@ -661,36 +607,26 @@ static int rb_mark(struct rb_subbuf *sb, u64 seq)
 	unsigned long cum = local_read(&sb->cum);
 	long old;
 
-	/*
-	 * The count before the tag: a writer that interrupts us here and
-	 * starts the lap (and counts events in it) leaves the tag moved on,
-	 * so that its count is never stored below as the lap's start.
-	 */
+	/* The count before the tag: see section 7 of the Documentation. */
 	barrier();
-	old = atomic_long_read(&sb->tag);
-	/*
-	 * Marked already by a writer that interrupted us on this CPU; its
-	 * barriers below order our later stores as well.
-	 */
+	/* Pairs with the cmpxchg in rb_take(): sb->next before the tag. */
+	old = atomic_long_read_acquire(&sb->tag);
+	/* Marked by a writer that interrupted us: its barriers are ours. */
 	if (rb_tag_is(old, seq))
 		return 0;
 	if (!rb_slot_before(old, rb_tag(seq)))
 		return -EAGAIN;
 	if (old & RB_TAKEN) {
 		/*
-		 * Only writers of this CPU change a taken tag, and a nested
-		 * one stores the same values: safe before the cmpxchg, which
-		 * orders them before the new tag for rb_take() and
-		 * rb_map_pages().
+		 * Only this CPU's writers change a taken tag, and a nested one
+		 * stores the same values.  The cmpxchg orders them before the
+		 * tag for rb_own_total() and rb_map_pages().
 		 */
 		WRITE_ONCE(sb->retired, cum);
 		WRITE_ONCE(sb->page, sb->next);
 		WRITE_ONCE(sb->id, sb->next_id);
 	}
-	/*
-	 * Against the reader's cmpxchg in rb_take(): a full atomic, as it
-	 * comes from another CPU.
-	 */
+	/* Against the cmpxchg in rb_take(), from another CPU: full atomic. */
 	if (!atomic_long_try_cmpxchg(&sb->tag, &old, rb_tag(seq)))
 		return -EAGAIN;
 	/* A reader that lost the race for the slot may still read it. */
@@ -707,11 +643,9 @@ static void rb_push(struct rb_cpu *cb, struct rb_subbuf *sb, u64 r)
 	s64 old = r;
 
 	/*
-	 * Pairs with the cmpxchg in rb_rd_take(): exactly one side
-	 * retires r.  A successful cmpxchg is a full barrier and orders
-	 * the retirement before rb_mark() reuses the slot.  A failed one
-	 * orders nothing: the acquire re-read of head (the value the
-	 * reader's cmpxchg wrote) keeps our stores of the next lap after
+	 * Pairs with the head cmpxchg in rb_take(): one side retires r.
+	 * Success is a full barrier before rb_mark() reuses the slot; on
+	 * failure the acquire re-read of head orders our next lap after
 	 * the reader's reads of the slot.
 	 */
 	if (atomic64_try_cmpxchg(&cb->head, &old, r + 1))
@@ -734,7 +668,7 @@ static int rb_make_room(struct trace_buffer *buffer, struct rb_cpu *cb,
 			local_inc(&cb->commit_overrun);
 			return -ENOSPC;
 		}
-		/* Pairs with the cmpxchg in rb_rd_take(). */
+		/* Pairs with the head cmpxchg in rb_take(). */
 		head = atomic64_read_acquire(&cb->head);
 		if (!rb_seq_before(r, head)) {
 			if (!(READ_ONCE(buffer->flags) & RB_FL_OVERWRITE)) {
@@ -805,18 +739,14 @@ static __always_inline void rb_count(struct rb_cpu *cb, struct rb_subbuf *sb)
 }
 
 /*
- * The claim is made: note where it is and move the stamp pair on.  A
- * writer nesting in here sees a pair that does not match its claim and
- * goes absolute.  One that nests between the two stores and then discards
- * gives back its claim but leaves its stamp: then the pair must not match
- * either.  @wc is NULL for ring_buffer_write().
+ * The claim is made: note it and move the stamp pair on (Documentation
+ * section 5, step 4).  @wc is NULL for ring_buffer_write().
  */
 static __always_inline void rb_claimed(struct rb_cpu *cb, struct rb_wctx *wc,
 				       struct rb_subbuf *sb, s64 w, u64 end,
 				       u64 ts)
 {
 	if (wc) {
-		/* An open reserve: commit or discard decides later. */
 		wc->sb = sb;
 		wc->start = w;
 		wc->end = end;
@@ -848,11 +778,8 @@ rb_reserve_slow(struct trace_buffer *buffer, struct rb_cpu *cb,
 
 		w = local64_read(&cb->write);
 		/*
-		 * Same-CPU ordering against the stores in rb_claimed(), read
-		 * in the opposite order: a writer nesting between the two
-		 * loads and discarding (write back to w) has left stamp_pos
-		 * NONE by the time we read it, so its stamp is never paired
-		 * with our claim.
+		 * Against the stores in rb_claimed(), in reverse order: a
+		 * nested discard between the loads has left stamp_pos NONE.
 		 */
 		st = READ_ONCE(cb->stamp);
 		sp = READ_ONCE(cb->stamp_pos);
@@ -888,10 +815,8 @@ rb_reserve_slow(struct trace_buffer *buffer, struct rb_cpu *cb,
 }
 
 /*
- * The common case, inline: the event follows the last one claimed on
- * this CPU, in the same sub-buffer, with a delta that fits its header.
- * @prev is the guard key found at entry; @wc is NULL for
- * ring_buffer_write(), which keeps nothing for later.
+ * The common case, inline (Documentation section 5, step 3).  @prev is the
+ * guard key found at entry; @wc is NULL for ring_buffer_write().
  */
 static __always_inline void *
 rb_reserve(struct trace_buffer *buffer, struct rb_cpu *cb, struct rb_wctx *wc,
@@ -914,16 +839,14 @@ rb_reserve(struct trace_buffer *buffer, struct rb_cpu *cb, struct rb_wctx *wc,
 	delta = ts - READ_ONCE(cb->stamp);
 	off = rb_poff(cb, w);
 	/*
-	 * No writer is inside on this CPU (prev is none), so no move is
-	 * half done and tail is the slot of w; if a nested one moves on
-	 * before our claim, write changes and the cmpxchg below fails.
-	 * After it, tail could already be a later slot: read it before.
+	 * No writer is inside (prev is none): tail is the slot of w, else
+	 * write has moved and the cmpxchg fails.  Not after the cmpxchg: a
+	 * nested writer could move tail on.
 	 */
 	sb = READ_ONCE(cb->tail);
 	/*
-	 * Fits behind off, and off != 0 (a new sub-buffer): off - 1 wraps
-	 * to 4G for 0.  64-bit, so that an event bigger than the
-	 * sub-buffer (max_len lags an order change) also fails.
+	 * Fits behind off, off != 0 (off - 1 wraps for 0); 64-bit, as size
+	 * may exceed the sub-buffer while max_len lags an order change.
 	 */
 	if (unlikely(READ_ONCE(cb->stamp_pos) != (u64)w ||
 		     delta > RB_DELTA_MAX ||
@@ -985,9 +908,7 @@ static __always_inline void rb_set_page_commit(struct rb_cpu *cb, u64 w)
 
 /*
  * Give the guard back.  A nested writer restores the outer writer's key;
- * the outermost one publishes everything claimed so far, looping in case
- * a writer nested after it read the position.  Returns true if it
- * published.
+ * the outermost one publishes (Documentation section 5), returning true.
  */
 static __always_inline bool rb_end_commit(struct rb_cpu *cb,
 					  unsigned long prev)
@@ -1002,12 +923,7 @@ static __always_inline bool rb_end_commit(struct rb_cpu *cb,
 	}
 	for (;;) {
 		w = local64_read(&cb->write);
-		/*
-		 * Pairs with the smp_rmb() after reading commit in
-		 * rb_cur_fill() and rb_own_len(): event bytes, sub-buffer
-		 * stamps and ends are visible before the position (and page
-		 * commit word) that exposes them.
-		 */
+		/* Pairs with the smp_rmb() in rb_cur_fill() and rb_own_len(). */
 		smp_wmb();
 		rb_set_page_commit(cb, w);
 		local64_set(&cb->commit, w);
@@ -1035,9 +951,8 @@ static unsigned long rb_ctx_key(void)
 }
 
 /*
- * A key not above cb->top is the same context entering again.  Let it
- * in once (at key + 1) if the innermost writer has exactly this key: an
- * interrupt that preempt_count() does not show yet looks like that.
+ * Same context again: let it in once (at key + 1) if the innermost writer
+ * has this key, as an interrupt preempt_count() does not show yet has.
  */
 static noinline bool rb_guard_retry(struct rb_cpu *cb, unsigned long key,
 				    unsigned long top)
@@ -1071,11 +986,7 @@ static noinline void rb_wake_slow(struct trace_buffer *buffer,
 	if (READ_ONCE(slot->wake.all)) {
 		/* Each CPU stands down once per arming of the buffer waiter. */
 		WRITE_ONCE(slot->wake.all, 0);
-		/*
-		 * Pairs with the smp_mb() in rb_arm(): either we see the
-		 * waiter armed, or its arming sets wake.all again after
-		 * our clear.
-		 */
+		/* Pairs with the smp_mb() in rb_arm(). */
 		smp_mb();
 		if (READ_ONCE(buffer->all_armed))
 			rb_kick(&buffer->waiter);
@@ -1085,12 +996,7 @@ static noinline void rb_wake_slow(struct trace_buffer *buffer,
 		rb_kick(&slot->waiter);
 }
 
-/*
- * Wake-ups are batched: a waiter arms its queue, and the first commit that
- * satisfies it disarms the queue and raises one irq_work.  There is no
- * full barrier here (it would cost every event); a waiter that armed just
- * as an event was published is woken by the next commit.
- */
+/* Batched, and without a full barrier: see Documentation section 11. */
 static __always_inline void
 rb_wakeups(struct trace_buffer *buffer, struct rb_slot *slot, struct rb_cpu *cb)
 {
@@ -1099,9 +1005,8 @@ rb_wakeups(struct trace_buffer *buffer, struct rb_slot *slot, struct rb_cpu *cb)
 }
 
 /*
- * Let a writer in: recording on, a ring on this CPU, a sane length, and
- * this context not already writing.  On success preemption stays off and
- * wc->cb, wc->prev are set.
+ * Let a writer in (recording on, a ring, a sane length, no recursion):
+ * then preemption stays off and wc->cb, wc->prev are set.
  */
 static __always_inline struct rb_slot *
 rb_enter(struct trace_buffer *buffer, unsigned long length, struct rb_wctx *wc)
@@ -1144,7 +1049,6 @@ out:
 	return NULL;
 }
 
-/* The writer is done with its event: publish if outermost, let it go. */
 static __always_inline void rb_leave(struct trace_buffer *buffer,
 				     struct rb_slot *slot, struct rb_wctx *wc)
 {
@@ -1160,16 +1064,15 @@ static __always_inline void rb_leave(struct trace_buffer *buffer,
  * @buffer: the buffer to write into
  * @length: payload length in bytes (0 is stored as 1)
  *
- * On success the caller fills in ring_buffer_event_data() of the returned
- * event and then calls ring_buffer_unlock_commit() or
- * ring_buffer_discard_commit(), on the same CPU and in the same context.
+ * Fill in ring_buffer_event_data() of the event, then call
+ * ring_buffer_unlock_commit() or ring_buffer_discard_commit() on the same
+ * CPU, in the same context.
  *
- * Context: Any context, NMI included (refused in NMI where a 64-bit
- * cmpxchg is not NMI-safe).  Returns with preemption disabled when it
- * succeeds; leaves it as it was on failure.
+ * Context: Any context, NMI included (refused where a 64-bit cmpxchg is
+ * not NMI-safe).  Returns with preemption disabled on success.
  * Return: the event, or NULL when recording is off, the event is too big,
- * the ring is full (producer/consumer mode), or the same context is
- * already inside a reserve on this CPU.
+ * the ring is full (producer/consumer mode) or the context is already
+ * inside a reserve on this CPU.
  */
 struct ring_buffer_event *
 ring_buffer_lock_reserve(struct trace_buffer *buffer, unsigned long length)
@@ -1191,9 +1094,8 @@ ring_buffer_lock_reserve(struct trace_buffer *buffer, unsigned long length)
 		return NULL;
 	}
 	/*
-	 * Nested writers that ran during the reserve have left again, so
-	 * this level is free.  Take it before filling it (the mirror of
-	 * rb_pop()): a writer nesting in between must use the next one.
+	 * Writers nested in the reserve have left: the level is free.  Take
+	 * it before filling it (the mirror of rb_pop()).
 	 */
 	level = slot->level;
 	slot->level = level + 1;
@@ -1240,9 +1142,8 @@ EXPORT_SYMBOL_GPL(ring_buffer_unlock_commit);
  * @buffer: the buffer the event was reserved in
  * @event: the event returned by ring_buffer_lock_reserve()
  *
- * Use it instead of ring_buffer_unlock_commit().  If nothing was reserved
- * after the event its space is reused, otherwise it stays as padding.
- * Either way it is not counted as an entry.
+ * Instead of ring_buffer_unlock_commit().  The event is not counted; its
+ * space is reused if nothing was reserved after it, else it is padding.
  *
  * Context: The context that reserved the event, on the same CPU.
  * Re-enables preemption.
@@ -1349,11 +1250,7 @@ void ring_buffer_nest_end(struct trace_buffer *buffer)
 		goto out;
 	n = slot->nest - 1;
 	cb = n < RB_NEST_LEVELS ? slot->nest_cb[n] : NULL;
-	/*
-	 * Put the key back only if nothing else moved it: not after
-	 * swap_cpu() took the ring away, nor when the writer it let one
-	 * more in for has already gone.
-	 */
+	/* Put the key back unless swap_cpu() or a writer has moved it. */
 	if (cb && cb == READ_ONCE(slot->cb) &&
 	    READ_ONCE(cb->top) == rb_ctx_key() - 1)
 		WRITE_ONCE(cb->top, slot->nest_top[n]);
@@ -1371,9 +1268,8 @@ EXPORT_SYMBOL_GPL(ring_buffer_nest_end);
  * @event: the event (reserved, or trace.c's temporary copy of one)
  *
  * Context: Between reserve and commit, in the reserving context.
- * Return: the stamp taken for the innermost open ring_buffer_lock_reserve()
- * on this CPU (ring_buffer_write() never leaves one open), or the current
- * time when there is none.
+ * Return: the stamp of the innermost open ring_buffer_lock_reserve() on
+ * this CPU, or the current time when there is none.
  */
 u64 ring_buffer_event_time_stamp(struct trace_buffer *buffer,
 				 struct ring_buffer_event *event)
@@ -1402,10 +1298,8 @@ static void rb_cur_start(struct rb_cursor *cur, u64 seq)
 }
 
 /*
- * Copy what is readable of sub-buffer cur->seq, still in the ring, beyond
- * what an iterator has.  Return 0, or -EAGAIN when the slot was reused
- * or taken by the reader (whose page may be gone to a read_page() caller:
- * it is never read through the slot).
+ * Copy what an iterator lacks of sub-buffer cur->seq, still in the ring.
+ * Return 0, or -EAGAIN when the slot was reused or taken by the reader.
  */
 static int rb_cur_fill(struct rb_cpu *cb, struct rb_cursor *cur)
 {
@@ -1419,15 +1313,11 @@ static int rb_cur_fill(struct rb_cpu *cb, struct rb_cursor *cur)
 
 	/* Pairs with the smp_wmb() in rb_end_commit(). */
 	smp_rmb();
-	if (cseq == cur->seq) {
-		avail = rb_poff(cb, commit);
-		done = false;
-	} else if (rb_seq_before(cur->seq, cseq)) {
-		avail = READ_ONCE(sb->end);
-		done = true;
-	} else {
+	if (cseq != cur->seq && !rb_seq_before(cur->seq, cseq))
 		return 0;
-	}
+	/* The writer has left cur->seq: its length is final. */
+	done = cseq != cur->seq;
+	avail = done ? READ_ONCE(sb->end) : rb_poff(cb, commit);
 	if (avail > cb->cap || have > cb->cap)
 		return -EAGAIN;
 	/* Pairs with the cmpxchg in rb_mark(): the page is the tag's. */
@@ -1454,10 +1344,7 @@ static int rb_cur_fill(struct rb_cpu *cb, struct rb_cursor *cur)
 	return 0;
 }
 
-/*
- * Step over time and padding events; return the next data event of the
- * cursor's page with its stamp in @ts, or NULL when the page is used up.
- */
+/* The next data event of the cursor's page, its stamp in @ts, or NULL. */
 static __always_inline struct ring_buffer_event *
 rb_cur_event(struct trace_buffer *buffer, struct rb_cursor *cur, u64 *ts)
 {
@@ -1465,7 +1352,9 @@ rb_cur_event(struct trace_buffer *buffer, struct rb_cursor *cur, u64 *ts)
 		struct ring_buffer_event *ev = (void *)&cur->copy->data[cur->off];
 		unsigned int size = rb_ev_size(ev);
 
-		if (RB_WARN(buffer, !size || size > cur->len - cur->off)) {
+		if (WARN_ON_ONCE(!size || size > cur->len - cur->off)) {
+			/* A broken invariant: stop recording into the buffer. */
+			atomic_or(RB_RECORD_OFF, &buffer->record_disabled);
 			cur->off = cur->len;
 			return NULL;
 		}
@@ -1476,7 +1365,8 @@ rb_cur_event(struct trace_buffer *buffer, struct rb_cursor *cur, u64 *ts)
 			cur->ts += rb_meta_val(ev);
 			break;
 		case RINGBUF_TYPE_TIME_STAMP:
-			cur->ts = rb_abs_fix(rb_meta_val(ev), cur->ts);
+			/* The top bits are the last stamp's, see RB_ABS_MASK. */
+			cur->ts = rb_meta_val(ev) | (cur->ts & ~RB_ABS_MASK);
 			break;
 		default:
 			*ts = cur->ts + ev->time_delta;
@@ -1495,15 +1385,9 @@ static void rb_cur_pass(struct rb_cursor *cur, u64 ts)
 	cur->ts = ts;
 }
 
-static unsigned long rb_overrun(struct rb_cpu *cb)
-{
-	return local_read(&cb->overrun);
-}
-
 /*
  * How far the reader's own page is readable, and whether the writer has
- * left it (then the length is final).  The page's commit word is stored
- * by the writer before cb->commit, see rb_set_page_commit().
+ * left it (then its commit word holds the final length).
  */
 static __always_inline void rb_own_len(struct rb_cpu *cb,
 				       struct rb_cursor *cur)
@@ -1511,11 +1395,6 @@ static __always_inline void rb_own_len(struct rb_cpu *cb,
 	u64 commit = local64_read(&cb->commit);
 	unsigned int len;
 
-	/*
-	 * Pairs with the smp_wmb() in rb_end_commit() (events before the
-	 * commit that exposes them) and the one in rb_page_commits() (a
-	 * page's final length before commit passes it).
-	 */
 	smp_rmb();	/* pairs with rb_end_commit(), rb_page_commits() */
 	if (rb_pseq(cb, commit) == cur->seq) {
 		len = rb_poff(cb, commit);
@@ -1527,14 +1406,13 @@ static __always_inline void rb_own_len(struct rb_cpu *cb,
 }
 
 /*
- * Point the reader at sub-buffer @seq, not taken yet; its page stays its
- * spare.  Events lost so far lie before it and are reported with its
- * first event.
+ * Point the reader at sub-buffer @seq, not taken yet.  Events lost so far
+ * are reported with its first event.
  */
 static void rb_rd_move(struct rb_cpu *cb, u64 seq)
 {
 	rb_cur_start(&cb->rd, seq);
-	cb->lost_mark = rb_overrun(cb);
+	cb->lost_mark = local_read(&cb->overrun);
 	/* What lies before is read, also for the next boot. */
 	if (cb->pm)
 		WRITE_ONCE(cb->pm->rd, seq);
@@ -1616,9 +1494,7 @@ static bool rb_take(struct rb_cpu *cb)
 
 /*
  * Events in the reader's page once the writer has left it, or -1 when
- * that can no longer be told: rb_mark() keeps the count of the lap before
- * in retired, and a lap later it is gone; a resize moves the slots.
- * rd_total caches it.
+ * that can no longer be told (a lap later, or after a resize).  Cached.
  */
 static long rb_own_total(struct rb_cpu *cb)
 {
@@ -1645,11 +1521,7 @@ static long rb_own_total(struct rb_cpu *cb)
 	return n < 0 ? -1 : n;
 }
 
-/*
- * Next event for the consuming reader; caller holds reader_lock.  A
- * sub-buffer is taken when the reader gets to it; it is left once the
- * writer has left it and every event is read.
- */
+/* Next event for the consuming reader, taking sub-buffers; lock held. */
 static __always_inline struct ring_buffer_event *
 rb_rd_look(struct trace_buffer *buffer, struct rb_cpu *cb, u64 *ts)
 {
@@ -1755,7 +1627,7 @@ static void rb_meta_update(struct rb_cpu *cb, unsigned long lost)
 	WRITE_ONCE(m->reader.id, cb->rd_id);
 	WRITE_ONCE(m->reader.read, read);
 	WRITE_ONCE(m->entries, local_read(&cb->committed));
-	WRITE_ONCE(m->overrun, rb_overrun(cb));
+	WRITE_ONCE(m->overrun, local_read(&cb->overrun));
 	WRITE_ONCE(m->read, cb->read);
 	flush_dcache_folio(virt_to_folio(m));
 	flush_dcache_folio(virt_to_folio(rd->copy));
@@ -1768,11 +1640,9 @@ static void rb_meta_update(struct rb_cpu *cb, unsigned long lost)
  * @ts: where to store the event's time stamp (may be NULL)
  * @lost_events: where to store the events lost before it (may be NULL)
  *
- * The event stays valid until the next read of this CPU's ring.
- *
  * Context: Any context.  From NMI (a panic dump) with the reader lock
  * busy it reads without the lock and switches the CPU's ring off for good.
- * Return: the event, or NULL if there is none (or @cpu is not valid).
+ * Return: the event, valid until the next read of this ring, or NULL.
  */
 struct ring_buffer_event *
 ring_buffer_peek(struct trace_buffer *buffer, int cpu, u64 *ts,
@@ -1790,8 +1660,7 @@ EXPORT_SYMBOL_GPL(ring_buffer_peek);
  * @lost_events: where to store the events overwritten since the last
  *	report (may be NULL); reported once, then cleared
  *
- * Context: Any context.  From NMI (a panic dump) with the reader lock
- * busy it reads without the lock and switches the CPU's ring off for good.
+ * Context: Any context; from NMI as ring_buffer_peek().
  * Return: the event, valid until the next read of this ring, or NULL.
  */
 struct ring_buffer_event *
@@ -1824,11 +1693,6 @@ static unsigned long rb_nr_for(unsigned long size, unsigned long cap)
 	return max(size / cap + !!(size % cap), 2UL);
 }
 
-static unsigned int rb_subbuf_bytes(unsigned int order)
-{
-	return PAGE_SIZE << order;
-}
-
 static void rb_page_free(struct rb_data_page *page, unsigned int order)
 {
 	if (page)
@@ -1844,9 +1708,7 @@ static void rb_page_free(struct rb_data_page *page, unsigned int order)
  */
 void *ring_buffer_read_page_data(struct buffer_data_read_page *rpage)
 {
-	struct rb_data_page *page = rpage->data;
-
-	return page;
+	return rpage->data;
 }
 EXPORT_SYMBOL_GPL(ring_buffer_read_page_data);
 
@@ -1861,7 +1723,7 @@ unsigned int ring_buffer_read_page_size(struct buffer_data_read_page *rpage)
 {
 	if (!rpage)
 		return 0;
-	return rb_subbuf_bytes(rpage->order);
+	return PAGE_SIZE << rpage->order;
 }
 EXPORT_SYMBOL_GPL(ring_buffer_read_page_size);
 
@@ -1869,9 +1731,8 @@ EXPORT_SYMBOL_GPL(ring_buffer_read_page_size);
  * ring_buffer_alloc_read_page - get a page for ring_buffer_read_page()
  * @buffer: the buffer it will be used with
  * @cpu: the CPU it will be used with
- * @rpage: in: a page to reuse or NULL; out: the page
- *
- * A page of the wrong sub-buffer size is reallocated.
+ * @rpage: in: a page to reuse (reallocated if of another size) or NULL;
+ *	out: the page
  *
  * Context: Process context, may sleep.
  * Return: 0, -ENODEV for a CPU the buffer does not have, -EINVAL without
@@ -1961,9 +1822,8 @@ static unsigned int rb_rd_span(struct trace_buffer *buffer, struct rb_cpu *cb,
 }
 
 /*
- * A whole sub-buffer the reader owns and the writer has left: hand over
- * its page itself and keep the caller's page as the reader's spare.  No
- * walk, no copy.
+ * Hand over the page of a sub-buffer the writer has left, whole; the
+ * caller's page becomes the reader's spare.
  */
 static struct rb_data_page *rb_rd_give(struct rb_cpu *cb,
 				       struct buffer_data_read_page *rpage,
@@ -2036,9 +1896,8 @@ static int rb_rd_page(struct trace_buffer *buffer, struct rb_cpu *cb,
  * @cpu: the CPU whose ring to read
  * @full: only hand out a sub-buffer the writer has finished
  *
- * The events are consumed.  The page gets the sub-buffer header (with the
- * lost-events flags in the commit word) and the unused tail is zeroed, as
- * the page may go to user space.
+ * The events are consumed.  The page gets a sub-buffer header, lost-event
+ * flags and a zeroed tail (it may go to user space).
  *
  * Context: Process or irq context; not from NMI.
  * Return: 0 when events were copied, a negative value otherwise.
@@ -2049,7 +1908,7 @@ int ring_buffer_read_page(struct trace_buffer *buffer,
 {
 	struct rb_cpu *cb = rb_cpu_get(buffer, cpu);
 	unsigned long flags;
-	int ret;
+	int ret = -1;
 
 	if (!cb || !rpage || !rpage->data || rpage->order != cb->order)
 		return -1;
@@ -2058,9 +1917,7 @@ int ring_buffer_read_page(struct trace_buffer *buffer,
 		return -1;
 	raw_spin_lock_irqsave(&cb->reader_lock, flags);
 	/* An order change may have run since the check above. */
-	if (rpage->order != cb->order)
-		ret = -1;
-	else
+	if (rpage->order == cb->order)
 		ret = rb_rd_page(buffer, cb, rpage, len - RB_HDR_BYTES, full);
 	raw_spin_unlock_irqrestore(&cb->reader_lock, flags);
 	return ret;
@@ -2083,9 +1940,8 @@ struct ring_buffer_iter {
 };
 
 /*
- * Start at the consuming reader's position, with a copy of the page it
- * owns.  Caller holds reader_lock.  Returns false, leaving the iterator
- * empty, when the sub-buffers are no longer of the size of its copy.
+ * Start at the consuming reader's position, with a copy of its page.
+ * Reader lock held.  False, the iterator empty, if the order changed.
  */
 static bool rb_iter_from_reader(struct ring_buffer_iter *iter)
 {
@@ -2125,10 +1981,8 @@ static void rb_iter_own_fill(struct ring_buffer_iter *iter)
 }
 
 /*
- * Refill the iterator's copy.  The reader lock keeps a resize or an order
- * change (which may race with opening the iterator) from swapping the
- * ring under the copy, and the reader from giving its page away while it
- * is copied.  -EINVAL: the sub-buffer size changed, stop.
+ * Refill the iterator's copy, under the reader lock: no resize, order
+ * change or read_page() moves a page meanwhile.  -EINVAL: order changed.
  */
 static int rb_iter_fill(struct ring_buffer_iter *iter)
 {
@@ -2170,9 +2024,8 @@ static int rb_iter_fill(struct ring_buffer_iter *iter)
  * @cpu: the CPU
  * @flags: gfp flags for the iterator's memory
  *
- * The iterator shows what the consuming reader has not read, without
- * consuming it, while writers keep writing.  Resizes and sub-buffer size
- * changes return -EBUSY while it is open.
+ * It shows what the consuming reader has not read, while writers go on.
+ * Resizes and sub-buffer size changes return -EBUSY while it is open.
  *
  * Context: Process context unless @flags allow otherwise.
  * Return: the iterator, or NULL for a bad CPU or no memory.
@@ -2383,9 +2236,8 @@ static void rb_slot_clear(struct rb_subbuf *sb, u64 seq,
 }
 
 /*
- * Writers held off (or gone): every taken slot but the one of sub-buffer
- * @keep, which the writer is still filling, gets the page the reader left
- * for it now rather than at its next lap.  The reader keeps its page.
+ * Writers held off (or gone): every taken slot but @keep's (unless @all),
+ * which the writer still fills, gets the reader's spare page now.
  */
 static void rb_untake(struct rb_cpu *cb, bool all, u64 keep)
 {
@@ -2481,13 +2333,9 @@ static void rb_cpu_free(struct rb_cpu *cb)
 }
 
 /* ---------------------------------------------------------------------
- * Persistent buffers: rings in a range of memory the caller keeps across
- * a reboot (Documentation/trace/ring-buffer.txt, section 8b)
- *
- * The range holds a header page, then one part per possible CPU: its
- * struct rb_range_cpu, rounded up to whole pages, then range_pages
- * sub-buffers.  Nothing read from the range is trusted: every index and
- * length is bounded by the geometry this boot computes.
+ * Persistent buffers: rings in memory kept across a reboot (layout and
+ * crash consistency: Documentation section 8b).  Nothing read from the
+ * range is trusted: every index comes from this boot's geometry.
  */
 
 #define RB_RANGE_MAGIC		0x52627267U
@@ -2553,9 +2401,9 @@ static int rb_range_setup(struct trace_buffer *buffer, unsigned long start,
 }
 
 /*
- * Check a kept sub-buffer: its length fits, its events decode, its
- * stamps do not go back.  Counts its events into @sb.  Stamps may go back
- * from one sub-buffer to the next: each boot starts a new one.
+ * A kept sub-buffer's length fits, its events decode, its stamps do not
+ * go back (from one sub-buffer to the next they may: each boot starts a
+ * new one).  Counts its events into @sb.
  */
 static const char *rb_range_subbuf(struct rb_cpu *cb, struct rb_subbuf *sb)
 {
@@ -2563,7 +2411,7 @@ static const char *rb_range_subbuf(struct rb_cpu *cb, struct rb_subbuf *sb)
 	unsigned long len = local_read(&page->commit);
 	struct ring_buffer_event *ev;
 	unsigned int off, size;
-	u64 t = page->time_stamp;
+	u64 t = page->time_stamp, abs;
 
 	/* Lost-events flags are never set in the ring's own pages. */
 	if (len > cb->cap)
@@ -2576,9 +2424,10 @@ static const char *rb_range_subbuf(struct rb_cpu *cb, struct rb_subbuf *sb)
 		if (ev->type_len == RINGBUF_TYPE_TIME_EXTEND) {
 			t += rb_meta_val(ev);
 		} else if (ev->type_len == RINGBUF_TYPE_TIME_STAMP) {
-			if (rb_abs_fix(rb_meta_val(ev), t) < t)
+			abs = rb_meta_val(ev) | (t & ~RB_ABS_MASK);
+			if (abs < t)
 				return "time stamps go back";
-			t = rb_abs_fix(rb_meta_val(ev), t);
+			t = abs;
 		} else if (ev->type_len <= RINGBUF_TYPE_DATA_TYPE_LEN_MAX) {
 			t += ev->time_delta;
 			local_inc(&sb->cum);
@@ -2642,11 +2491,9 @@ static const char *rb_range_check(struct trace_buffer *buffer,
 }
 
 /*
- * Make the checked sub-buffers @first..@last the ring.  The writer starts
- * a new sub-buffer after them (a full ring gives up @first for it), so a
- * sub-buffer never holds events of two boots; the reader starts at
- * @first.  The pages not kept fill the other slots and become the
- * reader's spare.
+ * Make the checked sub-buffers @first..@last the ring, the other pages
+ * its empty slots and the reader's spare.  The writer starts a new
+ * sub-buffer (a full ring gives up @first for it): none holds two boots.
  */
 static void rb_range_restore(struct rb_cpu *cb, u64 first, u64 last)
 {
@@ -2942,11 +2789,7 @@ int trace_rb_cpu_prepare(unsigned int cpu, struct hlist_node *node)
 	return ret;
 }
 
-/*
- * Keep writers of @cb out; on return every writer that was inside has
- * left (they run with preemption disabled).  Writes refused meanwhile
- * count as dropped events rather than vanish.
- */
+/* Keep writers of @cb out and wait for those inside (Documentation 10). */
 static void rb_hold_writers(struct rb_cpu *cb)
 {
 	atomic_add(RB_HELD, &cb->record_disabled);
@@ -2955,10 +2798,6 @@ static void rb_hold_writers(struct rb_cpu *cb)
 
 static void rb_release_writers(struct rb_cpu *cb)
 {
-	/*
-	 * Pairs with the atomic_read_acquire() in rb_enter():
-	 * a writer let in sees the geometry set while it was held off.
-	 */
 	smp_mb__before_atomic();	/* pairs with rb_enter() */
 	atomic_sub(RB_HELD, &cb->record_disabled);
 }
@@ -2981,9 +2820,8 @@ static bool rb_any_iter(struct trace_buffer *buffer, int cpu_id)
 
 /*
  * Move the newest sub-buffers of @cb into @ring (@nr slots), fill the
- * other slots with @spare pages and make the ring current.  Sub-buffers
- * that do not fit are lost and counted as overrun.  Writers held off,
- * reader_lock held.  Returns the number of spare pages used.
+ * other slots with @spare pages and install it; the rest are overrun.
+ * Writers held off, reader lock held.  Returns the spare pages used.
  */
 static unsigned long rb_rebuild(struct rb_cpu *cb, struct rb_subbuf *ring,
 				unsigned long nr, struct rb_data_page **spare)
@@ -3090,7 +2928,7 @@ out:
 int ring_buffer_resize(struct trace_buffer *buffer, unsigned long size,
 		       int cpu_id)
 {
-	unsigned long cap, nr;
+	unsigned long nr;
 	int cpu, ret = 0;
 
 	if (!buffer)
@@ -3099,8 +2937,7 @@ int ring_buffer_resize(struct trace_buffer *buffer, unsigned long size,
 		return 0;
 	cpus_read_lock();
 	mutex_lock(&buffer->mutex);
-	cap = (PAGE_SIZE << buffer->order) - RB_HDR_BYTES;
-	nr = rb_nr_for(size, cap);
+	nr = rb_nr_for(size, (PAGE_SIZE << buffer->order) - RB_HDR_BYTES);
 	if (rb_any_iter(buffer, cpu_id)) {
 		ret = -EBUSY;
 		goto out;
@@ -3122,8 +2959,7 @@ out:
 EXPORT_SYMBOL_GPL(ring_buffer_resize);
 
 /**
- * ring_buffer_change_overwrite - switch between overwrite and
- *	producer/consumer mode
+ * ring_buffer_change_overwrite - switch overwrite mode on or off
  * @buffer: the buffer
  * @val: non-zero to overwrite the oldest events when full
  *
@@ -3147,10 +2983,7 @@ static void rb_reset_one(struct rb_cpu *cb)
 {
 	raw_spin_lock_irq(&cb->reader_lock);
 	rb_cpu_clear(cb, rb_pseq(cb, local64_read(&cb->write)) + 1);
-	/*
-	 * Writers refused by our hold still count here, from their CPU: an
-	 * atomic store, so that none of their increments straddles it.
-	 */
+	/* Held-off writers still count here: see Documentation section 9. */
 	atomic_long_set(&cb->dropped, 0);
 	rb_meta_update(cb, 0);
 	raw_spin_unlock_irq(&cb->reader_lock);
@@ -3298,9 +3131,8 @@ struct rb_reorder {
 static int rb_reorder_alloc(struct rb_reorder *ro, struct rb_cpu *cb,
 			    unsigned int order)
 {
-	unsigned long cap = (PAGE_SIZE << order) - RB_HDR_BYTES;
-
-	ro->nr = rb_nr_for(cb->nr * (unsigned long)cb->cap, cap);
+	ro->nr = rb_nr_for(cb->nr * (unsigned long)cb->cap,
+			   (PAGE_SIZE << order) - RB_HDR_BYTES);
 	ro->ring = rb_alloc_ring(cb->cpu, ro->nr, order);
 	ro->copy = rb_page_alloc(cb->cpu, order, GFP_KERNEL);
 	return ro->ring && ro->copy ? 0 : -ENOMEM;
@@ -3312,45 +3144,34 @@ static void rb_reorder_free(struct rb_reorder *ro, unsigned int order)
 	rb_page_free(ro->copy, order);
 }
 
-/* Give @cb the sub-buffers of @ro, empty; counters stay. */
+/* Give @cb the sub-buffers of @ro, empty, and free the old; counters stay. */
 static void rb_reorder_cpu(struct rb_cpu *cb, unsigned int order,
 			   struct rb_reorder *ro)
 {
-	struct rb_subbuf *ring = ro->ring;
-	struct rb_data_page *copy = ro->copy;
-	unsigned long nr = ro->nr;
-	struct rb_subbuf *old_ring;
-	struct rb_data_page *old_copy;
-	unsigned long keep[4];
-	unsigned int old_order;
-	unsigned long old_nr;
+	unsigned long committed, overrun, commit_overrun, read;
+	unsigned int old_order = cb->order;
 
 	rb_hold_writers(cb);
 	raw_spin_lock_irq(&cb->reader_lock);
-	keep[0] = local_read(&cb->committed);
-	keep[1] = rb_overrun(cb);
-	keep[2] = cb->read;
-	keep[3] = local_read(&cb->commit_overrun);
+	committed = local_read(&cb->committed);
+	overrun = local_read(&cb->overrun);
+	commit_overrun = local_read(&cb->commit_overrun);
+	read = cb->read;
 	rb_untake(cb, true, 0);
-	old_ring = cb->subbufs;
-	old_copy = cb->rd.copy;
-	old_order = cb->order;
-	old_nr = cb->nr;
-	cb->subbufs = ring;
-	cb->nr = nr;
-	cb->rd.copy = copy;
+	swap(cb->subbufs, ro->ring);
+	swap(cb->nr, ro->nr);
+	swap(cb->rd.copy, ro->copy);
 	rb_set_geometry(cb, order);
 	rb_cpu_clear(cb, 0);
-	local_set(&cb->committed, keep[0]);
-	local_set(&cb->overrun, keep[1]);
-	cb->read = keep[2];
-	cb->lost_seen = keep[1];
-	cb->lost_mark = keep[1];
-	local_set(&cb->commit_overrun, keep[3]);
+	local_set(&cb->committed, committed);
+	local_set(&cb->overrun, overrun);
+	local_set(&cb->commit_overrun, commit_overrun);
+	cb->read = read;
+	cb->lost_seen = overrun;
+	cb->lost_mark = overrun;
 	raw_spin_unlock_irq(&cb->reader_lock);
 	rb_release_writers(cb);
-	rb_free_ring(old_ring, old_nr, old_order);
-	rb_page_free(old_copy, old_order);
+	rb_reorder_free(ro, old_order);
 }
 
 /**
@@ -3602,7 +3423,8 @@ unsigned long ring_buffer_entries_cpu(struct trace_buffer *buffer, int cpu)
 
 	if (!cb)
 		return 0;
-	n = local_read(&cb->committed) - READ_ONCE(cb->read) - rb_overrun(cb);
+	n = local_read(&cb->committed) - READ_ONCE(cb->read) -
+	    local_read(&cb->overrun);
 	return n > 0 ? n : 0;
 }
 EXPORT_SYMBOL_GPL(ring_buffer_entries_cpu);
@@ -3619,15 +3441,12 @@ unsigned long ring_buffer_overrun_cpu(struct trace_buffer *buffer, int cpu)
 {
 	struct rb_cpu *cb = rb_cpu_get(buffer, cpu);
 
-	if (!cb)
-		return 0;
-	return rb_overrun(cb);
+	return cb ? local_read(&cb->overrun) : 0;
 }
 EXPORT_SYMBOL_GPL(ring_buffer_overrun_cpu);
 
 /**
- * ring_buffer_commit_overrun_cpu - events refused because the writer
- *	caught up with a sub-buffer still being written (nested writers)
+ * ring_buffer_commit_overrun_cpu - events refused: next sub-buffer still open
  * @buffer: the buffer
  * @cpu: the CPU
  *
@@ -3644,9 +3463,8 @@ unsigned long ring_buffer_commit_overrun_cpu(struct trace_buffer *buffer,
 EXPORT_SYMBOL_GPL(ring_buffer_commit_overrun_cpu);
 
 /**
- * ring_buffer_dropped_events_cpu - events refused because the ring was
- *	full in producer/consumer mode, a control path held writers off,
- *	or an NMI could not write safely
+ * ring_buffer_dropped_events_cpu - events refused: ring full, writers held
+ *	off, or an NMI that could not write safely
  * @buffer: the buffer
  * @cpu: the CPU
  *
@@ -3721,8 +3539,7 @@ EXPORT_SYMBOL_GPL(ring_buffer_overruns);
  * @cpu: the CPU
  *
  * Context: Any context but NMI.
- * Return: the byte count (time and padding events included), 0 for a bad
- * CPU.
+ * Return: the bytes (time and padding events included), 0 for a bad CPU.
  */
 unsigned long ring_buffer_bytes_cpu(struct trace_buffer *buffer, int cpu)
 {
@@ -3734,14 +3551,13 @@ unsigned long ring_buffer_bytes_cpu(struct trace_buffer *buffer, int cpu)
 		return 0;
 	raw_spin_lock_irqsave(&cb->reader_lock, flags);
 	rb_rd_sync(cb);
-	if (cb->rd.own)
+	if (cb->rd.own) {
 		rb_own_len(cb, &cb->rd);
+		bytes = cb->rd.len;
+	}
 	commit = local64_read(&cb->commit);
 	last = rb_pseq(cb, commit);
-	s = cb->rd.seq;
-	if (cb->rd.own)
-		bytes = cb->rd.len;
-	for (s += cb->rd.own; rb_seq_before(s, last); s++)
+	for (s = cb->rd.seq + cb->rd.own; rb_seq_before(s, last); s++)
 		bytes += READ_ONCE(rb_slot_of(cb, s)->end);
 	if (!rb_seq_before(last, s))
 		bytes += rb_poff(cb, commit);
@@ -3777,10 +3593,7 @@ u64 ring_buffer_oldest_event_ts(struct trace_buffer *buffer, int cpu)
 		commit = local64_read(&cb->commit);
 		/* Pairs with the smp_wmb() in rb_end_commit(): stamps first. */
 		smp_rmb();
-		/*
-		 * The reader's page is out of the ring, as 6.12's reader page
-		 * is, once the next sub-buffer has an event.
-		 */
+		/* As 6.12's reader page: out once the next one has data. */
 		if (cb->rd.own) {
 			if (!rb_seq_before(s + 1, rb_pseq(cb, commit) +
 					   !!rb_poff(cb, commit))) {
@@ -3808,11 +3621,9 @@ u64 ring_buffer_oldest_event_ts(struct trace_buffer *buffer, int cpu)
 EXPORT_SYMBOL_GPL(ring_buffer_oldest_event_ts);
 
 /**
- * ring_buffer_nr_dirty_pages - sub-buffers written and not yet read
+ * ring_buffer_nr_dirty_pages - sub-buffers filled, not yet read
  * @buffer: the buffer
  * @cpu: the CPU
- *
- * The sub-buffer the writer is on does not count.
  *
  * Context: Any context.
  * Return: the count, or 0 for a bad CPU.
@@ -3882,12 +3693,10 @@ u64 ring_buffer_time_stamp(struct trace_buffer *buffer)
 EXPORT_SYMBOL_GPL(ring_buffer_time_stamp);
 
 /**
- * ring_buffer_normalize_time_stamp - convert a stamp to nanoseconds
+ * ring_buffer_normalize_time_stamp - convert a stamp to nanoseconds: a no-op
  * @buffer: the buffer
  * @cpu: the CPU it came from
  * @ts: the stamp, converted in place
- *
- * Stamps are stored as the clock returns them, so there is nothing to do.
  *
  * Context: Any context.
  */
@@ -3950,11 +3759,7 @@ static struct rb_waiter *rb_waiter_of(struct trace_buffer *buffer, int cpu)
 	return &per_cpu_ptr(buffer->slots, cpu)->waiter;
 }
 
-/*
- * Waiters arm under the queue's lock, so the watermark is the lowest one
- * asked for since the last kick; a kick clears armed and every woken
- * waiter arms again.
- */
+/* The watermark is the lowest asked for since the last kick. */
 static void rb_arm(struct trace_buffer *buffer, struct rb_waiter *wt, int full)
 {
 	unsigned long flags;
@@ -3965,11 +3770,7 @@ static void rb_arm(struct trace_buffer *buffer, struct rb_waiter *wt, int full)
 		WRITE_ONCE(wt->full, full);
 	WRITE_ONCE(*wt->armed, 1);
 	if (wt == &buffer->waiter) {
-		/*
-		 * Armed before the hints, against a writer clearing its hint
-		 * and then reading all_armed: pairs with the smp_mb() in
-		 * rb_wake_slow() (store-to-load on both sides: full).
-		 */
+		/* Pairs with the smp_mb() in rb_wake_slow(). */
 		smp_mb();
 		for_each_possible_cpu(cpu)
 			WRITE_ONCE(per_cpu_ptr(buffer->slots, cpu)->wake.all, 1);
@@ -3986,16 +3787,6 @@ static bool rb_wait_ready(struct trace_buffer *buffer, int cpu, int full)
 	if (ring_buffer_empty_cpu(buffer, cpu))
 		return false;
 	return rb_full_hit(rb_cpu_get(buffer, cpu), full);
-}
-
-static bool rb_wait_once(void *data)
-{
-	bool *woken = data;
-
-	if (*woken)
-		return true;
-	*woken = true;
-	return false;
 }
 
 /**
@@ -4022,20 +3813,19 @@ int ring_buffer_wait(struct trace_buffer *buffer, int cpu, int full,
 		return -ENODEV;
 	if (cpu == RING_BUFFER_ALL_CPUS)
 		full = 0;
-	if (!cond) {
-		cond = rb_wait_once;
-		data = &woken;
-	}
 	for (;;) {
 		prepare_to_wait(&wt->wq, &w, TASK_INTERRUPTIBLE);
 		rb_arm(buffer, wt, full);
-		if (rb_wait_ready(buffer, cpu, full) || cond(data))
+		/* Without @cond the first wake-up ends the wait. */
+		if (rb_wait_ready(buffer, cpu, full) ||
+		    (cond ? cond(data) : woken))
 			break;
 		if (signal_pending(current)) {
 			ret = -EINTR;
 			break;
 		}
 		schedule();
+		woken = true;
 	}
 	finish_wait(&wt->wq, &w);
 	return ret;
@@ -4051,8 +3841,7 @@ EXPORT_SYMBOL_GPL(ring_buffer_wait);
  * @full: percentage of the ring that must be filled (one CPU only)
  *
  * Context: Process context.
- * Return: EPOLLIN | EPOLLRDNORM when there is data, 0 when not, EPOLLERR
- * for a bad CPU.
+ * Return: EPOLLIN | EPOLLRDNORM with data, else 0; EPOLLERR for a bad CPU.
  */
 __poll_t ring_buffer_poll_wait(struct trace_buffer *buffer, int cpu,
 			       struct file *filp, poll_table *poll_table,
@@ -4111,24 +3900,16 @@ EXPORT_SYMBOL_GPL(ring_buffer_wake_waiters);
  */
 int ring_buffer_print_entry_header(struct trace_seq *s)
 {
-	static const struct {
-		const char *name;
-		int type;
-	} special[] = {
-		{ "padding     : type == ", RINGBUF_TYPE_PADDING },
-		{ "time_extend : type == ", RINGBUF_TYPE_TIME_EXTEND },
-		{ "time_stamp : type == ", RINGBUF_TYPE_TIME_STAMP },
-		{ "data max type_len  == ", RINGBUF_TYPE_DATA_TYPE_LEN_MAX },
-	};
-	int i;
-
-	trace_seq_puts(s, "# compressed entry header\n"
-		       "\ttype_len    :    5 bits\n"
-		       "\ttime_delta  :   27 bits\n"
-		       "\tarray       :   32 bits\n\n");
-	for (i = 0; i < ARRAY_SIZE(special); i++)
-		trace_seq_printf(s, "\t%s%d\n", special[i].name,
-				 special[i].type);
+	trace_seq_printf(s, "# compressed entry header\n"
+			 "\ttype_len    :    5 bits\n"
+			 "\ttime_delta  :   27 bits\n"
+			 "\tarray       :   32 bits\n\n"
+			 "\tpadding     : type == %d\n"
+			 "\ttime_extend : type == %d\n"
+			 "\ttime_stamp : type == %d\n"
+			 "\tdata max type_len  == %d\n",
+			 RINGBUF_TYPE_PADDING, RINGBUF_TYPE_TIME_EXTEND,
+			 RINGBUF_TYPE_TIME_STAMP, RINGBUF_TYPE_DATA_TYPE_LEN_MAX);
 	return !trace_seq_has_overflowed(s);
 }
 
@@ -4309,16 +4090,12 @@ int ring_buffer_meta_seq_init(struct file *file, struct trace_buffer *buffer,
 /* ---------------------------------------------------------------------
  * User-space mappings of a CPU's ring (mmap of trace_pipe_raw)
  *
- * The file shows the meta page (one sub-buffer long), then every page of
- * the ring by id: the reader's page and the ring's, numbered at the first
- * mapping, the reader's first.  Ids stay with their pages as the reader
- * and the writer trade them (rb_take(), rb_mark()).
+ * See Documentation section 8a.
  */
 
 /*
- * The page that holds id @id and its place in the file, for every page:
- * the reader's, and the one each slot owns (next while taken).  Reader
- * lock held; writers may run.
+ * Every page by id: the reader's, and each slot's (next while taken).
+ * Reader lock held; writers may run.
  */
 static void rb_map_pages(struct rb_cpu *cb, struct rb_data_page **pages)
 {
@@ -4346,9 +4123,9 @@ static int rb_map_first(struct rb_cpu *cb)
 	m = (void *)rb_page_alloc(cb->cpu, cb->order, GFP_KERNEL);
 	if (!m)
 		return -ENOMEM;
-	m->meta_page_size = rb_subbuf_bytes(cb->order);
+	m->meta_page_size = PAGE_SIZE << cb->order;
 	m->meta_struct_len = sizeof(*m);
-	m->subbuf_size = rb_subbuf_bytes(cb->order);
+	m->subbuf_size = PAGE_SIZE << cb->order;
 	m->nr_subbufs = cb->nr + 1;
 	/* rb_mark() moves ids: none may run while they are handed out. */
 	rb_hold_writers(cb);
@@ -4502,11 +4279,8 @@ EXPORT_SYMBOL_GPL(ring_buffer_map_dup);
  * @buffer: the buffer
  * @cpu: the CPU
  *
- * The meta page goes with the last mapping.
- *
  * Context: Process context; takes the buffer's mutex.
- * Return: 0, -EINVAL for a CPU not in the buffer, -ENODEV when the ring is
- * not mapped.
+ * Return: 0, -EINVAL for a CPU not in the buffer, -ENODEV if not mapped.
  */
 int ring_buffer_unmap(struct trace_buffer *buffer, int cpu)
 {
@@ -4525,33 +4299,25 @@ int ring_buffer_unmap(struct trace_buffer *buffer, int cpu)
 }
 EXPORT_SYMBOL_GPL(ring_buffer_unmap);
 
-/*
- * What the reader's page holds beyond what the meta page said counts as
- * read now: user space reads it through the mapping.  Without any, the
- * next sub-buffer with data becomes the reader's, all of it read.  Reader
- * lock held.
- */
+/* See ring_buffer_map_get_reader().  Reader lock held. */
 static unsigned long rb_map_next(struct trace_buffer *buffer,
 				 struct rb_cpu *cb)
 {
 	struct rb_cursor *rd = &cb->rd;
 	struct ring_buffer_event *ev;
 	unsigned long lost, commit;
+	bool taken;
 	u64 ts;
 	int tries;
 
 	if (rd->own) {
 		rb_own_len(cb, rd);
-		if (rd->off < rd->len) {
-			while ((ev = rb_cur_event(buffer, rd, &ts)))
-				rb_rd_consume(cb, ts);
-			/* Lost before a page another read took: tell here. */
-			return rb_take_lost(cb, true);
-		}
-		if (!rd->done)
+		if (rd->off >= rd->len && !rd->done)
 			return 0;
-		rb_rd_move(cb, rd->seq + 1);
+		if (rd->off >= rd->len)
+			rb_rd_move(cb, rd->seq + 1);
 	}
+	taken = !rd->own;
 	for (tries = 0; !rd->own && tries < RB_READ_TRIES; tries++) {
 		rb_rd_sync(cb);
 		if (!rb_has_data(cb, rd->seq))
@@ -4560,15 +4326,12 @@ static unsigned long rb_map_next(struct trace_buffer *buffer,
 	}
 	if (!rd->own)
 		return 0;
-	/* As 6.12: the whole sub-buffer goes to user space, read. */
+	/* As 6.12: the rest of the page goes to user space, read. */
 	while ((ev = rb_cur_event(buffer, rd, &ts)))
 		rb_rd_consume(cb, ts);
 	lost = rb_take_lost(cb, true);
-	/*
-	 * Flags go only into a commit word the writer is done with; while
-	 * it is still on the page, the meta page tells, as 6.12 may.
-	 */
-	if (!lost || !rd->done)
+	/* Flags only in a page just taken and left by the writer. */
+	if (!taken || !lost || !rd->done)
 		return lost;
 	commit = local_read(&rd->copy->commit) | RB_MISSED_EVENTS;
 	if (rd->len + sizeof(long) <= cb->cap) {
@@ -4584,10 +4347,9 @@ static unsigned long rb_map_next(struct trace_buffer *buffer,
  * @buffer: the buffer
  * @cpu: the CPU
  *
- * If the reader's sub-buffer has events beyond what the meta page said,
- * they count as read (user space has read them); otherwise the next
- * sub-buffer with events becomes the reader's, with events lost before it
- * flagged in its commit word as 6.12 does.  The meta page is refreshed.
+ * Events of the reader's sub-buffer beyond what the meta page said count as
+ * read; without any, the next sub-buffer with events becomes the reader's
+ * (Documentation section 8a).  The meta page is refreshed.
  *
  * Context: Process context; takes the buffer's mutex.
  * Return: 0 (also when there is nothing to read), -EINVAL for a CPU not
@@ -4596,7 +4358,7 @@ static unsigned long rb_map_next(struct trace_buffer *buffer,
 int ring_buffer_map_get_reader(struct trace_buffer *buffer, int cpu)
 {
 	struct rb_cpu *cb = rb_cpu_get(buffer, cpu);
-	int ret = 0;
+	int ret = -ENODEV;
 
 	if (!cb)
 		return -EINVAL;
@@ -4605,8 +4367,7 @@ int ring_buffer_map_get_reader(struct trace_buffer *buffer, int cpu)
 		raw_spin_lock_irq(&cb->reader_lock);
 		rb_meta_update(cb, rb_map_next(buffer, cb));
 		raw_spin_unlock_irq(&cb->reader_lock);
-	} else {
-		ret = -ENODEV;
+		ret = 0;
 	}
 	mutex_unlock(&buffer->mutex);
 	return ret;

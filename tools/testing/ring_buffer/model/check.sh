@@ -24,16 +24,23 @@ mode=${1:-model}
 
 # Safety configurations, then the ones that also get the progress check
 # (CFG or CFG:-DNAME=VALUE; PC with one racing read instead of two).
-CFGS="NEST LAP PC GUARD RESET ITER WRAP"
+CFGS="NEST LAP TAKE MAP PC GUARD RESET ITER WRAP"
 LIVE_CFGS="GUARD WRAP PC:-DRD_OPS=1"
 # Mutants: name, configuration that exposes it, what it breaks.
 MUTANTS="
-NO_SEQCHECK ITER reader_skips_the_seq_re-check_in_rb_cur_fill
+NO_SEQCHECK ITER iterator_skips_the_tag_re-check_after_its_copy_in_rb_cur_fill
 COMMIT_EARLY WRAP commit_published_before_the_event_is_written
-NO_HEAD_CMPXCHG LAP rb_rd_take_retires_head_with_a_plain_check_and_store
+NO_HEAD_CMPXCHG LAP rb_take_retires_head_with_a_plain_check_and_store
+TAKE_SKIPS_HEAD LAP rb_take_owns_the_page_without_the_head_cmpxchg
 NO_OVERRUN LAP rb_push_retires_without_counting_overrun
 WRONG_KEY NEST nested_writer_restores_RB_TOP_NONE_not_its_prev_key
-READ_OWNED LAP reader_takes_a_sub-buffer_the_writer_still_owns
+EARLY_DONE LAP rb_own_len_takes_the_page_as_left_while_the_writer_is_in_it
+NO_TAKEN_CHECK LAP rb_mark_ignores_RB_TAKEN_and_reuses_the_reader's_page
+PAGE_AFTER_TAG TAKE rb_mark_installs_the_spare_page_after_the_new_tag
+TAG_BEFORE_NEXT TAKE rb_take_tags_the_slot_taken_before_it_leaves_its_spare_in_next
+CUM_AFTER_TAG TAKE rb_mark_reads_the_lap's_count_after_the_tag
+NO_PAGE_COMMIT LAP rb_page_commits_leaves_the_passed_pages'_commit_words_unwritten
+ITER_TAKEN ITER iterator_reads_a_taken_slot_through_the_ring_after_the_reader_left_it
 NO_COMMIT_CHECK WRAP rb_make_room_reuses_a_slot_not_fully_committed
 NO_RECHECK NEST rb_end_commit_publishes_once_without_re-reading_write
 STAMP_NORECHECK NEST rb_claimed_skips_the_stamp_re-read

@@ -6,33 +6,53 @@
  * "The protocol, model-checked" of Documentation/trace/ring-buffer.txt).
  *
  * Every step names the function and the line of ring_buffer.c it stands
- * for, as of commit ee94c24 ("ring_buffer_selftest: u64 remainders through
- * div_u64_rem() ...").  Lines move when the file changes: the function
- * names are the stable part.
+ * for, as of commit c174541 (the file as last changed by d8f0b36,
+ * "ring_buffer: rb_lock()'s comment above rb_lock(); the iterator copy
+ * inside rb_cur_fill()").  Lines move when the file changes: the
+ * function names are the stable part.
  *
  * One CPU's ring is modelled: its writer in task context, an interrupt
  * and an NMI that nest into it (each runs to completion before the
- * context it interrupted goes on), a consuming reader on another CPU and
- * a control path (reset under the writer hold).  A configuration (CFG_*,
- * chosen with spin -DCFG_x) picks the actors and the geometry.
+ * context it interrupted goes on), the consuming reader on another CPU
+ * (it takes the head sub-buffer out of the ring and reads its page in
+ * place), an iterator, and a control path (reset under the writer hold).
+ * A configuration (CFG_*, chosen with spin -DCFG_x) picks the actors and
+ * the geometry.
+ *
+ * Pages are separate from slots, as in the code: a slot (struct
+ * rb_subbuf) holds a page index (sb->page) and, while taken, the spare
+ * page the reader left (sb->next); the reader holds one page (rd.copy),
+ * the read_page() caller another.  The page numbers move between them;
+ * the cells live in the pages.
  *
  * What is abstracted:
  *  - Memory is sequentially consistent, one Promela statement is one
  *    access (or one local64/atomic read-modify-write).  The barriers that
  *    make a weakly ordered CPU behave like this are argued separately
  *    (the barrier table in the Documentation file).
- *  - An event takes one cell of a sub-buffer; its TIME_STAMP prefix (pre)
- *    lives in the same cell.  A cell holds the header (id, kind, stamp
- *    field), written in one step by rb_fill_event(), and the payload,
- *    written in a second step by the caller.  A reader that copies a cell
- *    between the two steps sees a torn event.
+ *  - An event takes one cell of a page; its TIME_STAMP prefix lives in
+ *    the same cell.  A cell holds the header (id, kind, stamp field),
+ *    written in one step by rb_fill_event(), and the payload, written in
+ *    a second step by the caller.  A reader that looks at a cell between
+ *    the two steps sees a torn event.  A page's commit word holds a cell
+ *    count.
  *  - The clock is one global counter that every rb_clock() call moves on.
  *    Deltas never exceed 27 bits, except that a negative one (the clock
  *    read before a nested writer's) stands for the u64 wrap.
- *  - cb->tail is not modelled: rb_tail_of() returns slot seq % NR.
+ *  - The slot tag (seq << 1 | RB_TAKEN) is the pair sseq/staken, always
+ *    read and written together in one step.
+ *  - rb_tail_of() returns slot seq % NR; cb->tail itself is kept only
+ *    for rb_set_page_commit()'s comparison with cb->ptail.
  *  - The per-slot stack of open reserves (slot->w[], rb_pop) is each
- *    actor's local variables.  Lost-event reporting, waiters, iterators,
- *    resize and order changes are not modelled.
+ *    actor's local variables.  cb->mapped is a constant: 0, or 1 from
+ *    the start in CFG_MAP (the live page commit, GET_READER's
+ *    rb_map_next(), read_page() copying); page ids, rb_map_pages(),
+ *    user space's reads of the mapping, lost-event reporting, waiters,
+ *    resize and order changes are left out.
+ *  - A read_page() caller that got a whole page may write it at once
+ *    (it is the caller's): the model scribbles over it after the reader
+ *    lock is dropped, so that anyone still reading it through the ring
+ *    is caught.
  *
  * Properties (each assertion names its property; check.sh reports them):
  *  p_once   every committed event is read exactly once or counted as
@@ -43,7 +63,7 @@
  *  p_commit commit never passes an open reservation (nor write)
  *  p_count  counters exact: unread + read + overrun = committed, dropped
  *           and commit_overrun count the refused events, read_page's
- *           whole-page count matches its events
+ *           whole-page count (rb_own_total()) matches its events
  *  deadlock Spin's invalid end states; progress: ltl wprog (-DLIVE).
  */
 
@@ -99,6 +119,61 @@
 #endif
 #ifndef RD_PAGE
 #define RD_PAGE	1
+#endif
+#elif defined(CFG_TAKE)
+/*
+ * One-event sub-buffers: the writer and a nested irq start new laps on
+ * slots the reader has taken, while the reader reads pages.
+ */
+#ifndef NR
+#define NR	2
+#endif
+#ifndef CAP
+#define CAP	1
+#endif
+#ifndef OVERWRITE
+#define OVERWRITE	1
+#endif
+#ifndef T_EVENTS
+#define T_EVENTS	3
+#endif
+#ifndef IRQ_EVENTS
+#define IRQ_EVENTS	1
+#endif
+#ifndef RD_OPS
+#define RD_OPS	1
+#endif
+#ifndef RD_PAGE
+#define RD_PAGE	1
+#endif
+#elif defined(CFG_MAP)
+/*
+ * A mapped ring: every publication stores the live page commit, the
+ * reader moves on with GET_READER (rb_map_next()) or copies pages.
+ */
+#ifndef NR
+#define NR	2
+#endif
+#ifndef CAP
+#define CAP	2
+#endif
+#ifndef OVERWRITE
+#define OVERWRITE	1
+#endif
+#ifndef T_EVENTS
+#define T_EVENTS	4
+#endif
+#ifndef IRQ_EVENTS
+#define IRQ_EVENTS	1
+#endif
+#ifndef RD_OPS
+#define RD_OPS	1
+#endif
+#ifndef RD_PAGE
+#define RD_PAGE	1
+#endif
+#ifndef MAPPED
+#define MAPPED	1
 #endif
 #elif defined(CFG_PC)
 /* Producer/consumer mode: a full ring drops; the reader makes room. */
@@ -173,7 +248,10 @@
 #define CONTROL	1
 #endif
 #elif defined(CFG_ITER)
-/* An iterator (ring_buffer_iter_peek) while the writer laps it. */
+/*
+ * An iterator while the writer laps it and the reader peeks, then hands
+ * its page to read_page()'s caller.
+ */
 #ifndef NR
 #define NR	2
 #endif
@@ -184,13 +262,16 @@
 #define OVERWRITE	1
 #endif
 #ifndef T_EVENTS
-#define T_EVENTS	4
-#endif
-#ifndef IRQ_EVENTS
-#define IRQ_EVENTS	1
+#define T_EVENTS	5
 #endif
 #ifndef RD_OPS
-#define RD_OPS	0
+#define RD_OPS	2
+#endif
+#ifndef RD_PAGE
+#define RD_PAGE	1
+#endif
+#ifndef RD_PEEK_PAGE
+#define RD_PEEK_PAGE	1
 #endif
 #ifndef ITER_OPS
 #define ITER_OPS	2
@@ -216,7 +297,7 @@
 #define RD_OPS	1
 #endif
 #else
-#error "choose a configuration: -DCFG_NEST, LAP, PC, GUARD, RESET, ITER or WRAP"
+#error "choose a configuration: -DCFG_NEST, LAP, TAKE, MAP, PC, GUARD, RESET, ITER or WRAP"
 #endif
 
 #ifndef T_DISCARD
@@ -237,13 +318,20 @@
 #ifndef RD_PAGE
 #define RD_PAGE		0
 #endif
+#ifndef RD_PEEK_PAGE
+#define RD_PEEK_PAGE	0
+#endif
 #ifndef CONTROL
 #define CONTROL		0
+#endif
+#ifndef MAPPED
+#define MAPPED		0
 #endif
 #ifndef ITER_OPS
 #define ITER_OPS	0
 #endif
 #define NWRITERS	(1 + (IRQ_EVENTS > 0) + (NMI_EVENTS > 0))
+#define LOCKED		(CONTROL || ITER_OPS)
 
 /* ------------------------------------------------------------ constants */
 #define B		(CAP + 1)	/* positions: seq * B + offset */
@@ -256,12 +344,31 @@
 #define KEY_NMI		4
 #define HELD		1		/* RB_HELD */
 #define RD_TRIES	12		/* RB_READ_TRIES, smaller */
+#define TOTAL_ASK	254		/* RB_TOTAL_ASK */
+#define TOTAL_LOST	255		/* RB_TOTAL_LOST */
+
+/*
+ * Pages: 0 .. NR-1 start in the slots, NR is the reader's first spare
+ * (rb_cpu_alloc()'s rd.copy), NR + 1 the read_page() caller's page;
+ * PG_NULL stands for a NULL page pointer (sb->next before any take) and
+ * has cells of its own so that a write through it stays in bounds.
+ */
+#define PG_RD		NR
+#define PG_USER		(NR + 1)
+#if RD_PAGE
+#define PG_NULL		(NR + 2)
+#define NPG		(NR + 3)
+#else
+#define PG_NULL		(NR + 1)
+#define NPG		(NR + 2)
+#endif
+#define SLOT_NONE	NR		/* cb->ptail == NULL */
 
 #define PSEQ(p)		((p) / B)	/* rb_pseq() */
 #define POFF(p)		((p) % B)	/* rb_poff() */
 #define MKPOS(s, o)	((s) * B + (o))	/* rb_mkpos() */
 #define SLOT(s)		((s) % NR)	/* rb_slot_of() */
-#define CI(sb, o)	((sb) * CAP + (o))
+#define CI(pg, o)	((pg) * CAP + (o))
 
 /* cell kinds */
 #define K_NONE		0		/* never written: size 0, RB_WARN */
@@ -293,29 +400,36 @@ byte cpos;				/* cb->commit */
 byte top;				/* cb->top */
 byte stamp;				/* cb->stamp */
 byte stamp_pos = POS_NONE;		/* cb->stamp_pos */
+byte tail;				/* cb->tail (slot number) */
+byte ptail = SLOT_NONE;			/* cb->ptail */
 byte committed, overrun, commit_overrun, dropped;
 /* shared */
 byte head;				/* cb->head */
 byte recdis;				/* cb->record_disabled / RB_HELD */
 /* struct rb_subbuf, per slot */
-short sseq[NR];				/* sb->seq */
+short sseq[NR];				/* sb->tag >> 1 */
+bit staken[NR];				/* sb->tag & RB_TAKEN */
+byte spage[NR];				/* sb->page */
+byte snext[NR];				/* sb->next */
 byte cum[NR];				/* sb->cum */
 byte retired[NR];			/* sb->retired */
 byte send[NR];				/* sb->end */
-byte pts[NR];				/* sb->page->time_stamp */
-/* sub-buffer data, CAP cells per slot */
-byte cid[NR * CAP];			/* header: which event */
-byte ckind[NR * CAP];			/* header: type_len */
-byte ctv[NR * CAP];			/* header: delta or absolute stamp */
-byte cpay[NR * CAP];			/* payload */
+/* struct rb_data_page, per page */
+byte pts[NPG];				/* page->time_stamp */
+byte pcmt[NPG];				/* page->commit */
+byte cid[NPG * CAP];			/* header: which event */
+byte ckind[NPG * CAP];			/* header: type_len */
+byte ctv[NPG * CAP];			/* header: delta or absolute stamp */
+byte cpay[NPG * CAP];			/* payload */
 /*
- * The consuming reader's state (cb->rd, rd_cnt, read, ...) is local to
- * the Reader: only code under reader_lock touches it.  rb_cpu_clear()
- * resets it through rst_gen/rst_base, applied when the Reader next takes
- * the lock (the same state at every point where the Reader can look).
+ * The consuming reader's cursor cb->rd and cb->read, under reader_lock
+ * (the iterator's rb_iter_own_fill() and the reset touch them too).
  */
+byte r_seq, r_off, r_len, r_ts;		/* rd.seq, rd.off, rd.len, rd.ts */
+bit r_done, r_own;			/* rd.done, rd.own */
+byte r_pg = PG_RD;			/* rd.copy */
+byte nread;				/* cb->read */
 bit rlock;				/* cb->reader_lock */
-byte rst_gen, rst_base;
 /* the writer CPU */
 byte clk;				/* trace clock */
 byte ctx;				/* 0 task, 1 irq, 2 nmi running */
@@ -327,7 +441,7 @@ bit ctl_done = !CONTROL;
 /* ghost */
 byte nid;
 byte evst[MAXEV], evpos[MAXEV], evts[MAXEV];
-byte gh_committed, gh_drop, gh_cov;
+byte gh_committed, gh_drop, gh_cov, gh_read;
 
 /* property tags: a violated assertion names its property */
 hidden byte p_once = 1, p_torn = 1, p_time = 1, p_commit = 1, p_count = 1;
@@ -338,9 +452,9 @@ ltl wprog { <> (wdone == NWRITERS) }
 
 /* ------------------------------------------------------------ writer */
 #define WR_LOCALS							\
-	byte w, w2, off, sb, ts, st, sp, prev, id, nseq, r, h, c, n, end, op, ntop, k; \
+	byte w, w2, off, sb, ts, st, sp, prev, id, nseq, r, h, c, n, end, op, ntop, k, pg, s2; \
 	short old, dl;							\
-	bit ok, got, abs, nset;						\
+	bit ok, got, abs, nset, otk;					\
 	byte res
 
 /* rb_enter(): recording on, guard key above the innermost writer's */
@@ -349,16 +463,16 @@ inline rb_enter(key)
 	ok = 1;
 #if CONTROL
 	atomic {
-		in_cs++;		/* rb_enter() L856 preempt_disable_notrace() */
+		in_cs++;		/* rb_enter() L1039 preempt_disable_notrace() */
 		if
-		:: recdis != 0 ->	/* rb_enter() L864 atomic_read_acquire(record_disabled) */
-			dropped++;	/* rb_enter() L867 */
+		:: recdis != 0 ->	/* rb_enter() L1051 atomic_read_acquire(record_disabled) */
+			dropped++;	/* rb_enter() L1054 */
 			gh_drop++;
 			ok = 0;
 #ifdef MUTANT_LEAK_PREEMPT
 			skip		/* the refusal keeps preemption off */
 #else
-			in_cs--		/* rb_enter() L881 preempt_enable_notrace() */
+			in_cs--		/* rb_enter() L1068 preempt_enable_notrace() */
 #endif
 		:: else
 		fi
@@ -366,16 +480,16 @@ inline rb_enter(key)
 #endif
 	if
 	:: ok ->
-		prev = top;		/* rb_enter() L871 wc->prev = READ_ONCE(cb->top) */
+		prev = top;		/* rb_enter() L1058 wc->prev = READ_ONCE(cb->top) */
 		if
 		:: key > prev ->
-			top = key	/* rb_enter() L873 */
+			top = key	/* rb_enter() L1060 */
 		:: prev == key ->
-			top = key + 1	/* rb_guard_retry() L789 */
+			top = key + 1	/* rb_guard_retry() L972 */
 		:: else ->
 			ok = 0
 #if CONTROL
-			; in_cs--	/* rb_enter() L881 */
+			; in_cs--	/* rb_enter() L1068 */
 #endif
 		fi
 	:: else
@@ -385,8 +499,8 @@ inline rb_enter(key)
 /* rb_push(): overwrite mode retires sub-buffer r (slot sb) */
 inline rb_push()
 {
-	n = cum[sb] - retired[sb];	/* rb_push() L514 */
-	atomic {			/* rb_push() L525 atomic_long_try_cmpxchg(head) */
+	n = cum[sb] - retired[sb];	/* rb_push() L638 */
+	atomic {			/* rb_push() L649 atomic64_try_cmpxchg(head) */
 		if
 		:: head == r -> head = r + 1; got = 1
 		:: else -> got = 0
@@ -395,32 +509,54 @@ inline rb_push()
 	if
 	:: got ->
 #ifndef MUTANT_NO_OVERRUN
-		overrun = overrun + n	/* rb_push() L526 local_add(n, overrun) */
+		overrun = overrun + n	/* rb_push() L650 local_add(n, overrun) */
 #else
 		skip
 #endif
 	:: else ->
-		h = head		/* rb_push() L528 atomic_long_read_acquire(head) */
+		h = head		/* rb_push() L652 atomic64_read_acquire(head) */
 	fi
 }
 
-/* rb_mark(): slot sb takes sub-buffer nseq */
+/* rb_mark(): slot sb takes sub-buffer nseq (and, if taken, the spare) */
 inline rb_mark()
 {
-	old = sseq[sb];			/* rb_mark() L490 */
+#ifdef MUTANT_CUM_AFTER_TAG
+	atomic { old = sseq[sb]; otk = staken[sb] };	/* the tag first */
+	c = cum[sb];			/* then the count */
+#else
+	c = cum[sb];			/* rb_mark() L593 */
+	atomic { old = sseq[sb]; otk = staken[sb] };	/* rb_mark() L602 atomic_long_read(tag) */
+#endif
 	if
-	:: old == nseq			/* rb_mark() L497 marked by a nested writer */
-	:: old > nseq -> res = R_AGAIN	/* rb_mark() L499 */
+	:: old == nseq			/* rb_mark() L607 marked by a nested writer */
+	:: old > nseq -> res = R_AGAIN	/* rb_mark() L609 */
 	:: old < nseq ->
-		c = cum[sb];		/* rb_mark() L501 */
-		atomic {		/* rb_mark() L502 local_try_cmpxchg(sb->seq) */
+#if !defined(MUTANT_NO_TAKEN_CHECK) && !defined(MUTANT_PAGE_AFTER_TAG)
+		if
+		:: otk ->		/* rb_mark() L611 */
+			retired[sb] = c;	/* rb_mark() L618 */
+			spage[sb] = snext[sb]	/* rb_mark() L619 */
+		:: else
+		fi;
+#endif
+		atomic {		/* rb_mark() L626 atomic_long_try_cmpxchg(tag) */
 			if
-			:: sseq[sb] == old -> sseq[sb] = nseq
+			:: sseq[sb] == old && staken[sb] == otk ->
+				sseq[sb] = nseq;
+				staken[sb] = 0
 			:: else -> res = R_AGAIN
 			fi
 		};
 		if
-		:: res == R_OK -> retired[sb] = c	/* rb_mark() L505, smp_wmb L507 */
+		:: res == R_OK ->
+#ifdef MUTANT_PAGE_AFTER_TAG
+			if		/* the spare goes in after the new tag */
+			:: otk -> spage[sb] = snext[sb]
+			:: else
+			fi;
+#endif
+			retired[sb] = c	/* rb_mark() L629, smp_wmb() L631 */
 		:: else
 		fi
 	fi
@@ -429,36 +565,36 @@ inline rb_mark()
 /* rb_move() with rb_make_room(): start sub-buffer PSEQ(w) + 1 */
 inline rb_move()
 {
-	nseq = PSEQ(w) + 1;		/* rb_move() L566 */
+	nseq = PSEQ(w) + 1;		/* rb_move() L690 */
 	sb = SLOT(nseq);
 	res = R_OK;
 	if
-	:: nseq >= NR ->		/* rb_make_room() L538 */
+	:: nseq >= NR ->		/* rb_make_room() L662 */
 		r = nseq - NR;
-		c = cpos;		/* rb_make_room() L539 local64_read(commit) */
+		c = cpos;		/* rb_make_room() L663 local64_read(commit) */
 #ifndef MUTANT_NO_COMMIT_CHECK
 		if
-		:: !(r < PSEQ(c)) ->	/* rb_make_room() L541 */
-			atomic { commit_overrun++; gh_cov++ };	/* L542 */
+		:: !(r < PSEQ(c)) ->	/* rb_make_room() L665 */
+			atomic { commit_overrun++; gh_cov++ };	/* L666 */
 			res = R_FAIL
 		:: else
 		fi;
 #endif
 		if
 		:: res == R_OK ->
-			h = head;	/* rb_make_room() L546 read_acquire(head) */
+			h = head;	/* rb_make_room() L670 read_acquire(head) */
 			if
-			:: !(r < h) ->	/* rb_make_room() L547-L548 */
+			:: !(r < h) ->	/* rb_make_room() L671-L672 */
 				if
 				:: !OVERWRITE ->
 #ifdef MUTANT_NO_DROP_COUNT
 					gh_drop++;	/* refused, not counted */
 #else
-					atomic { dropped++; gh_drop++ };	/* L549 */
+					atomic { dropped++; gh_drop++ };	/* L673 */
 #endif
 					res = R_FAIL
 				:: else ->
-					rb_push()	/* rb_make_room() L552 */
+					rb_push()	/* rb_make_room() L676 */
 				fi
 			:: else
 			fi
@@ -467,12 +603,12 @@ inline rb_move()
 	:: else
 	fi;
 	if
-	:: res == R_OK -> rb_mark()	/* rb_make_room() L555 */
+	:: res == R_OK -> rb_mark()	/* rb_make_room() L679 */
 	:: else
 	fi;
 	if
 	:: res == R_OK ->
-		atomic {		/* rb_move() L577 local64_try_cmpxchg(write) */
+		atomic {		/* rb_move() L701 local64_try_cmpxchg(write) */
 			if
 			:: wpos == w -> wpos = MKPOS(nseq, 1)
 			:: else -> res = R_AGAIN
@@ -482,7 +618,10 @@ inline rb_move()
 	fi;
 	if
 	:: res == R_OK ->
-		send[SLOT(nseq - 1)] = POFF(w)	/* rb_move() L580 prev->end */
+		atomic {
+			send[SLOT(nseq - 1)] = POFF(w);	/* rb_move() L704 prev->end */
+			tail = sb	/* rb_move() L705 (only this CPU's publisher reads it) */
+		}
 	:: else
 	fi
 }
@@ -500,12 +639,12 @@ inline rb_reserve_slow(force)
 		:: else -> w = wpos
 		fi;
 #else
-		w = wpos;		/* rb_reserve_slow() L654 */
+		w = wpos;		/* rb_reserve_slow() L778 */
 #endif
-		st = stamp;		/* rb_reserve_slow() L662 */
-		sp = stamp_pos;		/* rb_reserve_slow() L663 */
-		atomic { clk++; ts = clk };	/* rb_reserve_slow() L664 rb_clock() */
-		d_step {		/* rb_reserve_slow() L665-L673 */
+		st = stamp;		/* rb_reserve_slow() L786 */
+		sp = stamp_pos;		/* rb_reserve_slow() L787 */
+		atomic { clk++; ts = clk };	/* rb_reserve_slow() L788 rb_clock() */
+		d_step {		/* rb_reserve_slow() L789-L798 */
 			off = POFF(w);
 			dl = ts - st;
 			abs = 0;
@@ -516,19 +655,19 @@ inline rb_reserve_slow(force)
 			fi
 		};
 		if
-		:: off + 1 <= CAP ->	/* rb_reserve_slow() L675 */
-			atomic {	/* rb_reserve_slow() L676 cmpxchg(write) */
+		:: off + 1 <= CAP ->	/* rb_reserve_slow() L799 */
+			atomic {	/* rb_reserve_slow() L800 cmpxchg(write) */
 				if
 				:: wpos == w -> wpos = w + 1; res = R_OK
 				:: else -> res = R_AGAIN
 				fi
 			};
-			sb = SLOT(PSEQ(w));	/* rb_reserve_slow() L678 rb_tail_of() */
+			sb = SLOT(PSEQ(w));	/* rb_reserve_slow() L802 rb_tail_of() */
 			end = w + 1
 		:: else ->
-			rb_move();	/* rb_reserve_slow() L680 */
+			rb_move();	/* rb_reserve_slow() L804 */
 			if
-			:: res == R_OK ->	/* rb_reserve_slow() L685-L689 */
+			:: res == R_OK ->	/* rb_reserve_slow() L809-L812 */
 				w = MKPOS(nseq, 0);
 				off = 0;
 				abs = 0;
@@ -549,15 +688,15 @@ inline rb_reserve()
 {
 	res = R_AGAIN;
 	if
-	:: prev == TOP_NONE ->		/* rb_reserve() L713 not nested */
-		w = wpos;		/* rb_reserve() L715 */
-		atomic { clk++; ts = clk };	/* rb_reserve() L717 rb_clock() */
-		dl = ts - stamp;	/* rb_reserve() L719 */
+	:: prev == TOP_NONE ->		/* rb_reserve() L837 not nested */
+		w = wpos;		/* rb_reserve() L839 */
+		atomic { clk++; ts = clk };	/* rb_reserve() L841 rb_clock() */
+		dl = ts - stamp;	/* rb_reserve() L843 */
 		off = POFF(w);
 		if
 		:: stamp_pos == w && dl >= 0 && off != 0 && off + 1 <= CAP ->
-					/* rb_reserve() L726-L728 */
-			atomic {	/* rb_reserve() L729 cmpxchg(write) */
+					/* rb_reserve() L857-L859 */
+			atomic {	/* rb_reserve() L860 cmpxchg(write) */
 				if
 				:: wpos == w -> wpos = w + 1; res = R_OK
 				:: else
@@ -566,7 +705,7 @@ inline rb_reserve()
 		:: else
 		fi;
 		if
-		:: res == R_OK ->	/* rb_reserve() L731 */
+		:: res == R_OK ->	/* rb_reserve() L851, L862 */
 			sb = SLOT(PSEQ(w));
 			end = w + 1;
 			abs = 0
@@ -576,7 +715,7 @@ inline rb_reserve()
 	fi;
 	if
 	:: res != R_OK ->
-		rb_reserve_slow(prev != TOP_NONE)	/* rb_reserve() L714/L730 */
+		rb_reserve_slow(prev != TOP_NONE)	/* rb_reserve() L838/L861 */
 	:: else
 	fi
 }
@@ -591,37 +730,67 @@ inline rb_claimed(counted)
 		evts[id] = ts;
 		evst[id] = ST_RESERVED;
 		if
-		:: counted ->		/* rb_claimed() L631 rb_count() for ring_buffer_write() */
+		:: counted ->		/* rb_claimed() L755 rb_count() for ring_buffer_write() */
 			cum[sb]++;
 			committed++;
 			gh_committed++
 		:: else
 		fi
 	};
-	stamp = ts;			/* rb_claimed() L633 */
-	stamp_pos = end;		/* rb_claimed() L635 */
+	stamp = ts;			/* rb_claimed() L757 */
+	stamp_pos = end;		/* rb_claimed() L759 */
 #ifndef MUTANT_STAMP_NORECHECK
 	if
-	:: stamp != ts -> stamp_pos = POS_NONE	/* rb_claimed() L637-L638 */
+	:: stamp != ts -> stamp_pos = POS_NONE	/* rb_claimed() L761-L762 */
 	:: else
 	fi
 #endif
 }
 
-/* rb_fill_event(): sub-buffer stamp and header in one step */
+/* rb_fill_event(): page stamp and header in one step, into sb->page */
 inline rb_fill()
 {
-	atomic {			/* rb_fill_event() L593-L602 */
+	atomic {			/* rb_fill_event() L713-L726 */
+		pg = spage[sb];
 		if
-		:: off == 0 -> pts[sb] = ts
+		:: off == 0 -> pts[pg] = ts
 		:: else
 		fi;
-		cid[CI(sb, off)] = id;
+		cid[CI(pg, off)] = id;
 		if
-		:: abs -> ckind[CI(sb, off)] = K_ABS; ctv[CI(sb, off)] = ts
-		:: else -> ckind[CI(sb, off)] = K_DELTA; ctv[CI(sb, off)] = dl
+		:: abs -> ckind[CI(pg, off)] = K_ABS; ctv[CI(pg, off)] = ts
+		:: else -> ckind[CI(pg, off)] = K_DELTA; ctv[CI(pg, off)] = dl
 		fi
 	}
+}
+
+/*
+ * rb_set_page_commit() with rb_page_commits(): before commit moves on to
+ * w2, every page it passes gets its final length in its commit word.
+ */
+inline rb_set_page_commit()
+{
+	if
+	:: tail != ptail ->		/* rb_set_page_commit() L907 */
+		s2 = PSEQ(cpos);	/* rb_page_commits() L874 */
+		do
+		:: s2 != PSEQ(w2) ->
+			atomic {	/* rb_page_commits() L880 */
+#ifndef MUTANT_NO_PAGE_COMMIT
+				pcmt[spage[SLOT(s2)]] = send[SLOT(s2)];
+#endif
+				s2++
+			}
+		:: else -> break
+		od;
+#if MAPPED
+		/* rb_page_commits() L888-L891 after smp_wmb() L886: the live length */
+		atomic { pcmt[spage[SLOT(PSEQ(w2))]] = POFF(w2); ptail = SLOT_NONE }
+#else
+		ptail = SLOT(PSEQ(w2))	/* rb_page_commits() L892 after smp_wmb() L886 */
+#endif
+	:: else
+	fi
 }
 
 /* rb_leave() with rb_end_commit(): give the guard back, publish */
@@ -632,12 +801,13 @@ inline rb_leave()
 #ifdef MUTANT_WRONG_KEY
 		top = TOP_NONE
 #else
-		top = prev		/* rb_end_commit() L751 */
+		top = prev		/* rb_end_commit() L925 */
 #endif
 	:: else ->
 		do
-		:: w2 = wpos;		/* rb_end_commit() L755 */
-			d_step {	/* rb_end_commit() L762 after smp_wmb() L761 */
+		:: w2 = wpos;		/* rb_end_commit() L929 */
+			rb_set_page_commit();	/* rb_end_commit() L937 after smp_wmb() L936 */
+			d_step {	/* rb_end_commit() L938 */
 				cpos = w2;
 				assert(p_commit && cpos <= wpos);
 				k = 1;
@@ -649,19 +819,19 @@ inline rb_leave()
 				od;
 				k = 0
 			};
-			top = TOP_NONE;	/* rb_end_commit() L764 */
+			top = TOP_NONE;	/* rb_end_commit() L940 */
 			if
 #ifdef MUTANT_NO_RECHECK
 			:: true -> break
 #else
-			:: wpos == w2 -> break	/* rb_end_commit() L766 */
-			:: else -> top = TOP_BUSY	/* rb_end_commit() L769 */
+			:: wpos == w2 -> break	/* rb_end_commit() L942 */
+			:: else -> top = TOP_BUSY	/* rb_end_commit() L945 */
 #endif
 			fi
 		od
 	fi
 #if CONTROL
-	; in_cs--			/* rb_leave() L893 preempt_enable_notrace() */
+	; in_cs--			/* rb_leave() L1080 preempt_enable_notrace() */
 #endif
 }
 
@@ -671,10 +841,10 @@ inline rb_leave()
  */
 inline wr_event(key)
 {
-	rb_enter(key);			/* ring_buffer_lock_reserve() L919 / ring_buffer_write() L1024 */
+	rb_enter(key);			/* ring_buffer_lock_reserve() L1107 / ring_buffer_write() L1212 */
 	if
 	:: ok ->
-		rb_reserve();		/* ring_buffer_lock_reserve() L925 / ring_buffer_write() L1028 */
+		rb_reserve();		/* ring_buffer_lock_reserve() L1113 / ring_buffer_write() L1216 */
 		if
 		:: res == R_OK ->
 			rb_claimed(op == OP_WRITE);
@@ -686,8 +856,8 @@ inline wr_event(key)
 			fi;
 #endif
 			rb_fill();
-			atomic {	/* the caller's payload / ring_buffer_write() L1030 memcpy */
-				cpay[CI(sb, off)] = id;
+			atomic {	/* the caller's payload / ring_buffer_write() L1218 memcpy */
+				cpay[CI(pg, off)] = id;
 				if
 				:: op == OP_WRITE -> evst[id] = ST_COMMITTED
 				:: else
@@ -695,14 +865,14 @@ inline wr_event(key)
 			};
 			if
 			:: op == OP_COMMIT ->
-				atomic {	/* ring_buffer_unlock_commit() L969 rb_count() */
+				atomic {	/* ring_buffer_unlock_commit() L1157 rb_count() */
 					cum[sb]++;
 					committed++;
 					gh_committed++;
 					evst[id] = ST_COMMITTED
 				}
 			:: op == OP_DISCARD ->
-				atomic {	/* ring_buffer_discard_commit() L994 cmpxchg(write) */
+				atomic {	/* ring_buffer_discard_commit() L1182 cmpxchg(write) */
 					if
 					:: wpos == end -> wpos = w; got = 1
 					:: else -> got = 0
@@ -710,14 +880,14 @@ inline wr_event(key)
 					evst[id] = ST_DISCARDED
 				};
 				if
-				:: got -> stamp_pos = POS_NONE	/* discard_commit() L996 */
-				:: else -> ckind[CI(sb, off)] = K_PAD	/* discard_commit() L998-L1001 */
+				:: got -> stamp_pos = POS_NONE	/* discard_commit() L1184 */
+				:: else -> ckind[CI(pg, off)] = K_PAD	/* discard_commit() L1186-L1189 */
 				fi
 			:: op == OP_WRITE
 			fi
 		:: else
 		fi;
-		rb_leave()		/* lock_reserve() L927 / unlock_commit() L970 / discard_commit() L1003 / write() L1033 */
+		rb_leave()		/* lock_reserve() L1115 / unlock_commit() L1158 / discard_commit() L1191 / write() L1221 */
 	:: else
 	fi
 }
@@ -726,9 +896,9 @@ inline wr_event(key)
 inline nest_start(key)
 {
 	if
-	:: top >= key ->		/* ring_buffer_nest_start() L1065 */
-		ntop = top;		/* ring_buffer_nest_start() L1066 */
-		top = key - 1;		/* ring_buffer_nest_start() L1068 */
+	:: top >= key ->		/* ring_buffer_nest_start() L1253 */
+		ntop = top;		/* ring_buffer_nest_start() L1254 */
+		top = key - 1;		/* ring_buffer_nest_start() L1256 */
 		nset = 1
 	:: else -> nset = 0
 	fi
@@ -738,7 +908,7 @@ inline nest_start(key)
 inline nest_end(key)
 {
 	if
-	:: nset && top == key - 1 -> top = ntop	/* ring_buffer_nest_end() L1094-L1096 */
+	:: nset && top == key - 1 -> top = ntop	/* ring_buffer_nest_end() L1282-L1284 */
 	:: else
 	fi
 }
@@ -748,7 +918,7 @@ proctype Task() provided (ctx == 0)
 	WR_LOCALS;
 	byte e = 0;
 #if T_NEST
-	byte a_w, a_sb, a_off, a_prev, a_id, a_end;
+	byte a_w, a_sb, a_off, a_prev, a_id, a_end, a_pg;
 	bit a_ok;
 #endif
 	do
@@ -774,7 +944,7 @@ proctype Task() provided (ctx == 0)
 				:: res == R_OK ->
 					rb_claimed(0);
 					rb_fill();
-					cpay[CI(sb, off)] = id
+					cpay[CI(pg, off)] = id
 				:: else
 				fi;
 				if
@@ -783,14 +953,14 @@ proctype Task() provided (ctx == 0)
 				fi
 			:: else
 			fi;
-			a_w = w; a_sb = sb; a_off = off; a_prev = prev; a_id = id; a_end = end;
+			a_w = w; a_sb = sb; a_off = off; a_prev = prev; a_id = id; a_end = end; a_pg = pg;
 			nest_start(KEY_TASK);
 			wr_event(KEY_TASK);
 			nest_end(KEY_TASK);
 			if
 			:: a_ok ->
-				w = a_w; sb = a_sb; off = a_off; prev = a_prev; id = a_id; end = a_end;
-				atomic {	/* ring_buffer_unlock_commit() L969 rb_count() */
+				w = a_w; sb = a_sb; off = a_off; prev = a_prev; id = a_id; end = a_end; pg = a_pg;
+				atomic {	/* ring_buffer_unlock_commit() L1157 rb_count() */
 					cum[sb]++;
 					committed++;
 					gh_committed++;
@@ -845,176 +1015,212 @@ proctype Nmi() provided (ctx == 2 || !nmi_in)
 }
 #endif
 
-/* ------------------------------------------------------------ reader */
+/* ------------------------------------------------------------ readers */
 #define RD_LOCALS							\
-	byte c, cseq, avail, sbr, i, h, seq, total, ets, evid, tries, k, ops = 0; \
-	bit done, skip_fill, fres, found, took;				\
-	byte rseq, roff, rlen, rts, copyts;				\
-	bit rdone, rown;						\
-	byte rd_cnt, rd_total, nread, overrun_adj, gh_read, last_ts, gen; \
-	byte copy_id[CAP], copy_kind[CAP], copy_tv[CAP], copy_pay[CAP]
+	byte c, ln, sbr, i, h, tot, ets, evid, tries, k, ops = 0, pg, base, kd, tq, gave, spare, upage = PG_USER; \
+	bit found, took, hasd, tk;					\
+	byte rd_sbi, rd_base, rd_total, last_ts
 
-#if CONTROL
-/* raw_spin_lock_irqsave(reader_lock), and what a reset did meanwhile */
-#define RB_LOCK()							\
-	atomic {							\
-		rlock == 0 -> rlock = 1;				\
-		if							\
-		:: gen != rst_gen ->					\
-			gen = rst_gen;					\
-			rseq = rst_base; roff = 0; rlen = 0; rdone = 0;	\
-			rown = 0; rts = 0; rd_cnt = 0; nread = 0;	\
-			overrun_adj = 0; gh_read = 0			\
-		:: else							\
-		fi							\
-	}
+#if LOCKED
+/* raw_spin_lock_irqsave(reader_lock) */
+#define RB_LOCK()	atomic { rlock == 0 -> rlock = 1 }
 #define RB_UNLOCK()	rlock = 0
 #else
 #define RB_LOCK()	skip
 #define RB_UNLOCK()	skip
 #endif
 
-/* rb_rd_move(): point the reader at sub-buffer s */
+/* rb_rd_move(): point the reader at sub-buffer s, not taken yet */
 inline rb_rd_move(s)
 {
-	d_step {			/* rb_rd_move() L1248-L1250, rb_cur_start() */
-		rd_cnt = 0;
-		rseq = s;
-		roff = 0;
-		rlen = 0;
-		rdone = 0;
-		rown = 0;
-		rts = 0
+	d_step {			/* rb_rd_move() L1461 rb_cur_start() */
+		r_seq = s;
+		r_off = 0;
+		r_len = 0;
+		r_done = 0;
+		r_own = 0;
+		r_ts = 0
 	}
 }
 
 /* rb_rd_sync(): catch up with a writer that pushed our sub-buffer */
 inline rb_rd_sync()
 {
-	h = head;			/* rb_rd_sync() L1256 */
+	h = head;			/* rb_rd_sync() L1468 */
 	if
-	:: !rown && h != rseq ->	/* rb_rd_sync() L1258 */
-		overrun_adj = overrun_adj + rd_cnt;	/* rb_rd_sync() L1261 */
-		rb_rd_move(h)		/* rb_rd_sync() L1262 */
+	:: !r_own && h != r_seq ->	/* rb_rd_sync() L1470 */
+		rb_rd_move(h)
 	:: else
 	fi
 }
 
-/* rb_cur_fill(): copy what is readable, then the seq check */
-inline rb_cur_fill()
+/* rb_has_data(s): published data in sub-buffer s or beyond? */
+inline rb_has_data(s)
 {
-	sbr = SLOT(rseq);
-	c = cpos;			/* rb_cur_fill() L1165, smp_rmb() L1171 */
-	cseq = PSEQ(c);
-	fres = 0;
-	skip_fill = 0;
-	if
-	:: cseq == rseq ->		/* rb_cur_fill() L1172 */
-		avail = POFF(c);
-#ifdef MUTANT_READ_OWNED
-		done = 1		/* as if the writer had left it */
-#else
-		done = 0
-#endif
-	:: rseq < cseq ->
-		avail = send[sbr];	/* rb_cur_fill() L1176 */
-		done = 1
-	:: rseq > cseq ->
-		skip_fill = 1		/* rb_cur_fill() L1179 */
-	fi;
-	if
-	:: !skip_fill ->
-		if
-		:: avail > rlen ->	/* rb_cur_fill() L1183, rb_copy_out() */
-			if
-			:: rlen == 0 -> copyts = pts[sbr]	/* rb_copy_out() L1150 */
-			:: else
-			fi;
-			i = rlen;
-			do		/* rb_copy_out() L1153 memcpy, a cell at a time */
-			:: i < avail ->
-				atomic {
-					copy_id[i] = cid[CI(sbr, i)];
-					copy_kind[i] = ckind[CI(sbr, i)];
-					copy_tv[i] = ctv[CI(sbr, i)];
-					copy_pay[i] = cpay[CI(sbr, i)]
-				};
-				i++
-			:: else -> break
-			od
-		:: else
-		fi;
-		if			/* rb_cur_fill() L1187 after smp_rmb() L1186 */
-#ifndef MUTANT_NO_SEQCHECK
-		:: sseq[sbr] != rseq -> fres = 1
-#endif
-		:: else ->
-			d_step {	/* rb_cur_fill() L1189-L1192 */
-				if
-				:: rlen == 0 && roff == 0 && avail > 0 -> rts = copyts
-				:: else
-				fi;
-				if
-				:: avail > rlen -> rlen = avail
-				:: else
-				fi;
-				rdone = done
-			}
-		fi
-	:: else
-	fi
-}
-
-/* rb_cur_event(): next data event of the copy, its stamp in ets */
-inline rb_cur_event()
-{
-	d_step {			/* rb_cur_event() L1203-L1226 */
-		found = 0;
-		do
-		:: roff < rlen ->
-			assert(p_torn && copy_kind[roff] != K_NONE);	/* RB_WARN L1207 */
-			if
-			:: copy_kind[roff] == K_NONE -> roff = rlen	/* RB_WARN path L1208 */
-			:: copy_kind[roff] == K_PAD -> roff++
-			:: copy_kind[roff] == K_ABS -> ets = copy_tv[roff]; found = 1; break
-			:: copy_kind[roff] == K_DELTA -> ets = rts + copy_tv[roff]; found = 1; break
-			fi
-		:: else -> break
-		od;
-		skip
+	d_step {			/* rb_has_data() L1477-L1480 */
+		c = cpos;
+		hasd = (s < PSEQ(c) || (s == PSEQ(c) && POFF(c) != 0))
 	}
 }
 
-/* rb_rd_take(): retire the finished sub-buffer with the head cmpxchg */
-inline rb_rd_take()
+/* rb_own_len(): how far the reader's own page is readable */
+inline rb_own_len()
 {
-	sbr = SLOT(rseq);
-	total = cum[sbr] - retired[sbr];	/* rb_rd_take() L1275 */
-	seq = rseq;
-#ifdef MUTANT_NO_HEAD_CMPXCHG
-	h = head;			/* a plain check and store */
+	c = cpos;			/* rb_own_len() L1436, smp_rmb() L1444 */
 	if
-	:: h == seq -> head = seq + 1; took = 1
-	:: else -> took = 0
-	fi;
-#else
-	atomic {			/* rb_rd_take() L1284 atomic_long_try_cmpxchg(head) */
-		if
-		:: head == seq -> head = seq + 1; took = 1
-		:: else -> took = 0
-		fi
-	};
+	:: PSEQ(c) == r_seq ->
+		d_step {		/* rb_own_len() L1446, L1451 */
+			ln = POFF(c);
+#ifdef MUTANT_EARLY_DONE
+			r_done = 1;	/* as if the writer had left it */
 #endif
-	if
-	:: took ->
-		rown = 1;		/* rb_rd_take() L1285 */
-		rd_total = total	/* rb_rd_take() L1286 */
+			if
+			:: ln > r_len -> r_len = ln
+			:: else
+			fi
+		}
 	:: else ->
-		rb_rd_sync()		/* rb_rd_take() L1288 */
+		atomic {		/* rb_own_len() L1448-L1451 */
+			r_done = 1;
+			ln = pcmt[r_pg];
+			if
+			:: ln > CAP -> ln = CAP
+			:: else
+			fi;
+			if
+			:: ln > r_len -> r_len = ln
+			:: else
+			fi
+		}
 	fi
 }
 
-/* rb_rd_look(take = true): next event for the consuming reader */
+/*
+ * rb_take(): take sub-buffer r_seq (the head) out of the ring, leave the
+ * spare page in the slot; the page is read in place from now on.
+ */
+inline rb_take()
+{
+	sbr = SLOT(r_seq);
+	atomic {			/* rb_take() L1506-L1508 after smp_rmb() L1505 */
+		pg = spage[sbr];
+		base = retired[sbr];
+		spare = r_pg
+	};
+#ifndef MUTANT_TAG_BEFORE_NEXT
+	snext[sbr] = r_pg;		/* rb_take() L1510 */
+#endif
+	atomic {			/* rb_take() L1519 atomic_long_try_cmpxchg(tag) */
+		if
+		:: sseq[sbr] == r_seq && !staken[sbr] ->
+			staken[sbr] = 1;
+			took = 1;
+			r_pg = pg	/* rb_take() L1521 */
+		:: else -> took = 0
+		fi
+	};
+	if
+	:: took ->
+#ifdef MUTANT_TAG_BEFORE_NEXT
+		snext[sbr] = spare;	/* the spare goes in after the tag */
+#endif
+#if defined(MUTANT_NO_HEAD_CMPXCHG)
+		h = head;		/* a plain check and store */
+		if
+		:: h == r_seq -> head = r_seq + 1
+		:: else -> took = 0
+		fi;
+#elif defined(MUTANT_TAKE_SKIPS_HEAD)
+		skip;			/* head is left alone */
+#else
+		atomic {		/* rb_take() L1528 atomic64_try_cmpxchg(head) */
+			if
+			:: head == r_seq -> head = r_seq + 1
+			:: else -> took = 0
+			fi
+		};
+#endif
+		if
+		:: took ->
+			d_step {	/* rb_take() L1530-L1533 */
+				r_own = 1;
+				rd_sbi = sbr;
+				rd_base = base;
+				rd_total = TOTAL_ASK
+			};
+			rb_own_len();	/* rb_take() L1534 */
+			r_ts = pts[r_pg]	/* rb_take() L1535 */
+		:: else
+		fi
+	:: else
+	fi
+}
+
+/* rb_own_total(): events in the reader's page, or TOTAL_LOST */
+inline rb_own_total()
+{
+	if
+	:: rd_total != TOTAL_ASK -> tot = rd_total	/* rb_own_total() L1552 */
+	:: else ->
+		c = cum[rd_sbi];	/* rb_own_total() L1554 */
+		atomic { tq = sseq[rd_sbi]; tk = staken[rd_sbi] };	/* L1557 after smp_rmb() L1556 */
+		if
+		:: tq == r_seq && tk -> tot = c - rd_base	/* L1558 */
+		:: else ->
+			c = retired[rd_sbi];	/* rb_own_total() L1560 */
+			atomic { tq = sseq[rd_sbi]; tk = staken[rd_sbi] };	/* L1563 after smp_rmb() L1562 */
+			if
+			:: tq == r_seq + NR && !tk -> tot = c - rd_base	/* L1564 */
+			:: else -> tot = TOTAL_LOST
+			fi
+		fi;
+		rd_total = tot		/* rb_own_total() L1566 */
+	fi
+}
+
+/* rb_cur_event() on the reader's own page, in place */
+inline rb_cur_event()
+{
+	d_step {			/* rb_cur_event() L1390-L1413 */
+		found = 0;
+		do
+		:: r_off < r_len ->
+			kd = ckind[CI(r_pg, r_off)];
+			assert(p_torn && kd != K_NONE);	/* RB_WARN L1393 */
+			if
+			:: kd == K_NONE -> r_off = r_len	/* RB_WARN path L1394 */
+			:: kd == K_PAD -> r_off++
+			:: kd == K_ABS -> ets = ctv[CI(r_pg, r_off)]; found = 1; break
+			:: kd == K_DELTA -> ets = r_ts + ctv[CI(r_pg, r_off)]; found = 1; break
+			fi
+		:: else -> break
+		od;
+		kd = 0
+	}
+}
+
+/* the reader accepts the event at r_off with stamp ets */
+inline rd_accept(counted)
+{
+	d_step {
+		evid = cid[CI(r_pg, r_off)];
+		assert(p_torn && evid != 0 && cpay[CI(r_pg, r_off)] == evid &&
+		       evst[evid] != ST_RESERVED && evpos[evid] == MKPOS(r_seq, r_off));
+		assert(p_once && evst[evid] == ST_COMMITTED);
+		assert(p_time && evts[evid] == ets && ets >= last_ts);
+		evst[evid] = ST_READ;
+		last_ts = ets;
+		gh_read++;
+		r_off++;		/* rb_cur_pass() L1419-L1420 */
+		r_ts = ets;
+		if
+		:: counted -> nread++	/* rb_rd_consume() L1621 */
+		:: else
+		fi
+	}
+}
+
+/* rb_rd_look(): next event for the consuming reader */
 inline rb_rd_look()
 {
 	tries = 0;
@@ -1022,64 +1228,62 @@ inline rb_rd_look()
 	do
 	:: tries < RD_TRIES ->
 		tries++;
-		rb_rd_sync();		/* rb_rd_look() L1305 */
-		rb_cur_event();		/* rb_rd_look() L1306 */
+		if
+		:: r_off >= r_len && r_own && !r_done -> rb_own_len()	/* rb_rd_look() L1584-L1585 */
+		:: else
+		fi;
+		rb_cur_event();		/* rb_rd_look() L1586 */
 		if
 		:: found -> break
 		:: else
 		fi;
 		if
-		:: rown ->
-			rb_rd_move(rseq + 1)	/* rb_rd_look() L1310 */
-		:: else ->
-			rb_cur_fill();	/* rb_rd_look() L1313 */
+		:: r_own ->
 			if
-			:: fres		/* rb_rd_look() L1315 smp_rmb(), again */
-			:: else ->
-				if
-				:: rdone -> rb_rd_take()	/* rb_rd_look() L1318-L1319 */
-				:: else ->
-					if
-					:: roff >= rlen -> break	/* rb_rd_look() L1322 */
-					:: else
-					fi
-				fi
-			fi
+			:: !r_done -> break	/* rb_rd_look() L1590 */
+			:: else
+			fi;
+			rb_rd_move(r_seq + 1)	/* rb_rd_look() L1592 */
+		:: else ->
+			rb_rd_sync();	/* rb_rd_look() L1595 */
+			rb_has_data(r_seq);	/* rb_rd_look() L1596 */
+			if
+			:: !hasd -> break
+			:: else
+			fi;
+			rb_take()	/* rb_rd_look() L1598 */
 		fi
 	:: else -> break
 	od
 }
 
-/* the reader accepts the event at roff with stamp ets */
-inline rd_accept(counted)
-{
-	d_step {
-		evid = copy_id[roff];
-		assert(p_torn && evid != 0 && copy_pay[roff] == evid &&
-		       evst[evid] != ST_RESERVED && evpos[evid] == MKPOS(rseq, roff));
-		assert(p_once && evst[evid] == ST_COMMITTED);
-		assert(p_time && evts[evid] == ets && ets >= last_ts);
-		evst[evid] = ST_READ;
-		last_ts = ets;
-		gh_read++;
-		roff++;			/* rb_cur_pass() L1232-L1233 */
-		rts = ets;
-		if
-		:: counted ->		/* rb_rd_consume() L1338-L1339 */
-			rd_cnt++;
-			nread++
-		:: else
-		fi
-	}
-}
-
 /* ring_buffer_consume(): rb_read_one(consume) */
 inline rd_consume()
 {
-	RB_LOCK();			/* rb_read_one() L1364 rb_lock() */
-	rb_rd_look();			/* rb_read_one() L1368 rb_rd_peek() */
+	RB_LOCK();			/* rb_read_one() L1647 rb_lock() */
+	rb_rd_look();			/* rb_read_one() L1648 */
 	if
-	:: found -> rd_accept(1)	/* rb_read_one() L1373 rb_rd_consume() */
+	:: found -> rd_accept(1)	/* rb_read_one() L1653 rb_rd_consume() */
+	:: else
+	fi;
+	RB_UNLOCK()
+}
+
+/* ring_buffer_peek(): rb_read_one(!consume), the event is checked only */
+inline rd_peek()
+{
+	RB_LOCK();			/* rb_read_one() L1647 rb_lock() */
+	rb_rd_look();			/* rb_read_one() L1648 */
+	if
+	:: found ->
+		d_step {
+			evid = cid[CI(r_pg, r_off)];
+			assert(p_torn && evid != 0 && cpay[CI(r_pg, r_off)] == evid &&
+			       evst[evid] != ST_RESERVED && evpos[evid] == MKPOS(r_seq, r_off));
+			assert(p_once && evst[evid] == ST_COMMITTED);
+			assert(p_time && evts[evid] == ets && ets >= last_ts);
+			evid = 0
+		}
 	:: else
 	fi;
 	RB_UNLOCK()
@@ -1088,36 +1292,42 @@ inline rd_consume()
 /* ring_buffer_read_page(): rb_rd_page() with room for a whole page */
 inline rd_page()
 {
-	RB_LOCK();
-	tries = 0;
-	do				/* rb_rd_page() L1601-L1607 */
-	:: tries < RD_TRIES ->
-		tries++;
-		rb_rd_sync();
-		if
-		:: rown -> break
-		:: else
-		fi;
-		rb_cur_fill();
-		if
-		:: !fres -> break
-		:: else
-		fi
-	:: else -> break
-	od;
-	rb_rd_look();			/* rb_rd_page() L1608 rb_rd_peek() */
+	RB_LOCK();			/* ring_buffer_read_page() L1981 */
+	gave = PG_NULL;
+	rb_rd_look();			/* rb_rd_page() L1914 */
 	if
 	:: found ->
 		if
-		:: rown && roff == 0 ->	/* rb_rd_page() L1614 rb_rd_give() */
+		:: !r_done -> rb_own_len()	/* rb_rd_page() L1916-L1917 */
+		:: else
+		fi;
+		tot = TOTAL_LOST;
+		if
+		:: r_done && r_off == 0 && r_len <= CAP && !MAPPED ->	/* rb_rd_page() L1923 */
+			rb_own_total()	/* rb_rd_page() L1924 */
+		:: else
+		fi;
+		if
+		:: tot < TOTAL_ASK ->
+			/*
+			 * rb_rd_give() L1895-L1899: the page goes to the caller,
+			 * whose page becomes the spare.  The walk is what the
+			 * caller finds in it.
+			 */
 			k = 0;
 			do
 			:: found -> rd_accept(0); k++; rb_cur_event()
 			:: else -> break
 			od;
-			assert(p_count && k == rd_total);
-			nread = nread + rd_total	/* rb_rd_give() L1585 */
-		:: else ->		/* rb_rd_span() L1547-L1570 */
+			assert(p_count && k == tot);
+			d_step {
+				nread = nread + tot;
+				gave = r_pg;
+				r_pg = upage;
+				upage = gave
+			};
+			rb_rd_move(r_seq + 1)	/* rb_rd_give() L1899 */
+		:: else ->		/* rb_rd_span() L1856-L1880 */
 			do
 			:: found -> rd_accept(1); rb_cur_event()
 			:: else -> break
@@ -1125,8 +1335,83 @@ inline rd_page()
 		fi
 	:: else
 	fi;
+	RB_UNLOCK();
+	if
+	:: gave != PG_NULL ->
+		d_step {		/* the caller writes its page */
+			i = 0;
+			do
+			:: i < CAP ->
+				cid[CI(gave, i)] = 0;
+				ckind[CI(gave, i)] = K_NONE;
+				cpay[CI(gave, i)] = 0;
+				i++
+			:: else -> break
+			od;
+			i = 0
+		}
+	:: else
+	fi
+}
+
+#if MAPPED
+/*
+ * ring_buffer_map_get_reader(): rb_map_next().  What user space reads
+ * through the mapping counts as read: the model checks those events in
+ * place here.
+ */
+inline rd_map_next()
+{
+	RB_LOCK();			/* ring_buffer_map_get_reader() L4116 */
+	tot = 0;
+	if
+	:: r_own ->
+		rb_own_len();		/* rb_map_next() L4055 */
+		if
+		:: r_off < r_len ->	/* rb_map_next() L4056-L4060 */
+			rb_cur_event();
+			do
+			:: found -> rd_accept(1); rb_cur_event()
+			:: else -> break
+			od;
+			tot = 1
+		:: else ->
+			if
+			:: !r_done -> tot = 1	/* rb_map_next() L4062-L4063 */
+			:: else -> rb_rd_move(r_seq + 1)	/* rb_map_next() L4064 */
+			fi
+		fi
+	:: else
+	fi;
+	if
+	:: tot == 0 ->
+		tries = 0;
+		do			/* rb_map_next() L4066-L4071 */
+		:: !r_own && tries < RD_TRIES ->
+			tries++;
+			rb_rd_sync();
+			rb_has_data(r_seq);
+			if
+			:: !hasd -> break
+			:: else
+			fi;
+			rb_take()
+		:: else -> break
+		od;
+		if
+		:: r_own ->		/* rb_map_next() L4075-L4076 */
+			rb_cur_event();
+			do
+			:: found -> rd_accept(1); rb_cur_event()
+			:: else -> break
+			od
+		:: else
+		fi
+	:: else
+	fi;
 	RB_UNLOCK()
 }
+#endif
 
 proctype Reader()
 {
@@ -1134,10 +1419,22 @@ proctype Reader()
 	do
 	:: ops < RD_OPS ->
 		ops++;
+#if RD_PEEK_PAGE
+		if
+		:: ops == 1 -> rd_peek()
+		:: else -> rd_page()
+		fi
+#elif MAPPED
+		if
+		:: true -> rd_map_next()
+		:: RD_PAGE -> rd_page()
+		fi
+#else
 		if
 		:: true -> rd_consume()
 		:: RD_PAGE -> rd_page()
 		fi
+#endif
 	:: else -> break
 	od;
 	/* everyone else is done: read what is left, then count */
@@ -1165,26 +1462,192 @@ proctype Reader()
 		od;
 		assert(p_commit && cpos == wpos);
 		/* unread committed events are exactly the overrun */
-		assert(p_once && k == overrun - overrun_adj);
+		assert(p_once && k == overrun);
 		assert(p_count && committed == gh_committed && nread == gh_read &&
-		       committed == nread + overrun - overrun_adj &&
+		       committed == nread + overrun &&
 		       dropped == gh_drop && commit_overrun == gh_cov)
 	}
 }
 
 #if ITER_OPS
-/* the iterator shows the event at roff with stamp ets */
+#define IT_LOCALS							\
+	byte i_seq, i_off, i_len, i_ts, have, avail, copyts, ret;	\
+	bit i_done, i_own, done, skipf, tagok;				\
+	byte copy_id[CAP], copy_kind[CAP], copy_tv[CAP], copy_pay[CAP]
+
+#ifdef MUTANT_ITER_TAKEN
+#define TAG_OK(s)	(sseq[sbr] == (s))	/* blind to RB_TAKEN */
+#else
+#define TAG_OK(s)	(sseq[sbr] == (s) && !staken[sbr])
+#endif
+
+/* rb_cur_start() on the iterator's cursor */
+inline it_move(s)
+{
+	d_step {
+		i_seq = s;
+		i_off = 0;
+		i_len = 0;
+		i_done = 0;
+		i_own = 0;
+		i_ts = 0
+	}
+}
+
+/* rb_cur_event() on the iterator's copy */
+inline it_cur_event()
+{
+	d_step {			/* rb_cur_event() L1390-L1413 */
+		found = 0;
+		do
+		:: i_off < i_len ->
+			assert(p_torn && copy_kind[i_off] != K_NONE);	/* RB_WARN L1393 */
+			if
+			:: copy_kind[i_off] == K_NONE -> i_off = i_len
+			:: copy_kind[i_off] == K_PAD -> i_off++
+			:: copy_kind[i_off] == K_ABS -> ets = copy_tv[i_off]; found = 1; break
+			:: copy_kind[i_off] == K_DELTA -> ets = i_ts + copy_tv[i_off]; found = 1; break
+			fi
+		:: else -> break
+		od;
+		skip
+	}
+}
+
+/* rb_cur_fill(): copy what is readable of i_seq from the ring, seqcount */
+inline rb_cur_fill()
+{
+	sbr = SLOT(i_seq);
+	have = i_len;
+	c = cpos;			/* rb_cur_fill() L1339, smp_rmb() L1346 */
+	skipf = 0;
+	if
+	:: PSEQ(c) == i_seq ->
+		avail = POFF(c);	/* rb_cur_fill() L1348 */
+		done = 0
+	:: i_seq < PSEQ(c) ->
+		avail = send[sbr];	/* rb_cur_fill() L1351 */
+		done = 1
+	:: i_seq > PSEQ(c) ->
+		skipf = 1		/* rb_cur_fill() L1355 */
+	fi;
+	if
+	:: !skipf ->
+		tagok = TAG_OK(i_seq);	/* rb_cur_fill() L1359 atomic_long_read_acquire(tag) */
+		if
+		:: !tagok -> ret = 1
+		:: else ->
+			pg = spage[sbr];	/* rb_cur_fill() L1361 */
+			if
+			:: have == 0 -> copyts = pts[pg]	/* rb_cur_fill() L1364 */
+			:: else
+			fi;
+			i = have;
+			do		/* rb_cur_fill() L1368 memcpy, a cell at a time */
+			:: i < avail ->
+				atomic {
+					copy_id[i] = cid[CI(pg, i)];
+					copy_kind[i] = ckind[CI(pg, i)];
+					copy_tv[i] = ctv[CI(pg, i)];
+					copy_pay[i] = cpay[CI(pg, i)]
+				};
+				i++
+			:: else -> break
+			od;
+#ifndef MUTANT_NO_SEQCHECK
+			tagok = TAG_OK(i_seq);	/* rb_cur_fill() L1373 after smp_rmb() L1372 */
+#endif
+			if
+			:: !tagok -> ret = 1
+			:: else ->
+				d_step {	/* rb_cur_fill() L1375-L1378 */
+					if
+					:: have == 0 && i_off == 0 && avail > 0 -> i_ts = copyts
+					:: else
+					fi;
+					if
+					:: avail > i_len -> i_len = avail
+					:: else
+					fi;
+					i_done = done
+				}
+			fi
+		fi
+	:: else
+	fi
+}
+
+/* rb_iter_own_fill(): more of the page the reader owns, under the lock */
+inline rb_iter_own_fill()
+{
+	have = i_len;
+	rb_own_len();			/* rb_iter_own_fill() L2038 */
+	d_step {			/* rb_iter_own_fill() L2039-L2046 */
+		if
+		:: have == 0 && i_off == 0 -> i_ts = pts[r_pg]
+		:: else
+		fi;
+		i = have;
+		do
+		:: i < r_len ->
+			copy_id[i] = cid[CI(r_pg, i)];
+			copy_kind[i] = ckind[CI(r_pg, i)];
+			copy_tv[i] = ctv[CI(r_pg, i)];
+			copy_pay[i] = cpay[CI(r_pg, i)];
+			i++
+		:: else -> break
+		od;
+		if
+		:: r_len > i_len -> i_len = r_len
+		:: else
+		fi;
+		i_done = r_done;
+		i_own = 1
+	}
+}
+
+/* rb_iter_fill(): refill the iterator's copy under reader_lock */
+inline rb_iter_fill()
+{
+	ret = 0;
+	RB_LOCK();			/* rb_iter_fill() L2063 */
+	h = head;			/* rb_iter_fill() L2064 */
+	if
+	:: r_own && r_seq == i_seq ->
+		rb_iter_own_fill()	/* rb_iter_fill() L2072-L2073 */
+	:: else ->
+		if
+		:: i_own ->
+#ifdef MUTANT_ITER_TAKEN
+			rb_cur_fill()	/* on through the ring, the page the reader left */
+#else
+			i_done = 1	/* rb_iter_fill() L2074-L2076 */
+#endif
+		:: else ->
+			if
+			:: i_seq < h ->	/* rb_iter_fill() L2077-L2080 dropped */
+				it_move(h);
+				ret = 1
+			:: else ->
+				rb_cur_fill()	/* rb_iter_fill() L2083 */
+			fi
+		fi
+	fi;
+	RB_UNLOCK()
+}
+
+/* the iterator shows the event at i_off with stamp ets */
 inline it_show()
 {
 	d_step {
-		evid = copy_id[roff];
-		assert(p_torn && evid != 0 && copy_pay[roff] == evid &&
+		evid = copy_id[i_off];
+		assert(p_torn && evid != 0 && copy_pay[i_off] == evid &&
 		       evst[evid] != ST_RESERVED && evst[evid] != ST_DISCARDED &&
-		       evpos[evid] == MKPOS(rseq, roff));
+		       evpos[evid] == MKPOS(i_seq, i_off));
 		assert(p_time && evts[evid] == ets && ets >= last_ts);
 		last_ts = ets;
-		roff++;			/* ring_buffer_iter_advance(): rb_cur_pass() */
-		rts = ets
+		i_off++;		/* ring_buffer_iter_advance() L2208 rb_cur_pass() */
+		i_ts = ets
 	}
 }
 
@@ -1195,6 +1658,7 @@ inline it_show()
 proctype Iter()
 {
 	RD_LOCALS;
+	IT_LOCALS;
 	do
 	:: ops < ITER_OPS ->
 		ops++;
@@ -1203,26 +1667,21 @@ proctype Iter()
 		do
 		:: tries < RD_TRIES ->
 			tries++;
-			rb_cur_event();	/* ring_buffer_iter_peek() L1830 */
+			it_cur_event();	/* ring_buffer_iter_peek() L2174 */
 			if
 			:: found -> break
 			:: else
 			fi;
 			if
-			:: rdone ->
-				rb_rd_move(rseq + 1)	/* ring_buffer_iter_peek() L1833-L1835 */
+			:: i_done ->
+				it_move(i_seq + 1)	/* ring_buffer_iter_peek() L2177-L2178 */
 			:: else ->
-				h = head;	/* ring_buffer_iter_peek() L1839 */
+				rb_iter_fill();	/* ring_buffer_iter_peek() L2181 */
 				if
-				:: rseq < h -> rb_rd_move(h)	/* L1841-L1842 dropped */
-				:: else
-				fi;
-				rb_cur_fill();	/* rb_iter_fill() L1739 under reader_lock */
-				if
-				:: fres		/* ring_buffer_iter_peek() L1847-L1850 */
+				:: ret		/* ring_buffer_iter_peek() L2184-L2187 smp_rmb() */
 				:: else ->
 					if
-					:: roff >= rlen && !rdone -> break	/* L1852 */
+					:: i_off >= i_len && !i_done -> break	/* L2189 */
 					:: else
 					fi
 				fi
@@ -1245,24 +1704,40 @@ proctype Control()
 {
 	byte base, j;
 #ifndef MUTANT_NO_HOLD
-	recdis = recdis + HELD;		/* rb_hold_writers() L2193 atomic_add() */
-	in_cs == 0;			/* rb_hold_writers() L2194 synchronize_rcu() */
+	recdis = recdis + HELD;		/* rb_hold_writers() L2558 atomic_add() */
+	in_cs == 0;			/* rb_hold_writers() L2559 synchronize_rcu() */
 #endif
-	atomic { rlock == 0 -> rlock = 1 };	/* rb_reset_one() L2376 */
-	d_step {			/* rb_cpu_clear() L1975-L2001 */
-		base = PSEQ(wpos) + 1;	/* rb_reset_one() L2377 */
+	atomic { rlock == 0 -> rlock = 1 };	/* rb_reset_one() L2754 */
+	d_step {			/* rb_cpu_clear() L2334-L2364 */
+		base = PSEQ(wpos) + 1;	/* rb_reset_one() L2755 */
+		j = 0;
+		do			/* rb_untake() L2312-L2326 */
+		:: j < NR ->
+			if
+			:: staken[j] ->
+				spage[j] = snext[j];
+				staken[j] = 0
+			:: else
+			fi;
+			j++
+		:: else -> break
+		od;
 		j = 0;
 		do
-		:: j < NR ->
-			sseq[SLOT(base + j)] = base + j - NR;	/* rb_slot_clear() */
+		:: j < NR ->		/* rb_slot_clear() L2298-L2304 */
+			sseq[SLOT(base + j)] = base + j - NR;
+			staken[SLOT(base + j)] = 0;
 			cum[SLOT(base + j)] = 0;
 			retired[SLOT(base + j)] = 0;
 			send[SLOT(base + j)] = 0;
 			j++
 		:: else -> break
 		od;
-		sseq[SLOT(base)] = base;
-		pts[SLOT(base)] = 0;
+		sseq[SLOT(base)] = base;	/* rb_cpu_clear() L2342-L2344 */
+		pts[spage[SLOT(base)]] = 0;
+		pcmt[spage[SLOT(base)]] = 0;
+		tail = SLOT(base);
+		ptail = SLOT_NONE;
 		wpos = MKPOS(base, 0);
 		cpos = MKPOS(base, 0);
 		top = TOP_NONE;
@@ -1271,10 +1746,17 @@ proctype Control()
 		committed = 0;
 		overrun = 0;
 		commit_overrun = 0;
-		dropped = 0;
 		head = base;
-		rst_base = base;	/* rb_cur_start(&cb->rd, base) and the read counters */
-		rst_gen++;
+		r_seq = base;		/* rb_cur_start(&cb->rd, base) L2358 */
+		r_off = 0;
+		r_len = 0;
+		r_done = 0;
+		r_own = 0;
+		r_ts = 0;
+		pts[r_pg] = 0;		/* rb_cpu_clear() L2359-L2360 */
+		pcmt[r_pg] = 0;
+		nread = 0;
+		dropped = 0;		/* rb_reset_one() L2760 */
 		/* ghost: what was not read is gone with the counters */
 		j = 1;
 		do
@@ -1288,11 +1770,12 @@ proctype Control()
 		od;
 		gh_committed = 0;
 		gh_drop = 0;
-		gh_cov = 0
+		gh_cov = 0;
+		gh_read = 0
 	};
 	rlock = 0;
 #ifndef MUTANT_NO_HOLD
-	recdis = recdis - HELD;		/* rb_release_writers() L2204 */
+	recdis = recdis - HELD;		/* rb_release_writers() L2569 */
 #endif
 	ctl_done = 1
 }
@@ -1300,9 +1783,13 @@ proctype Control()
 
 init {
 	byte j = 0;
-	d_step {			/* rb_cpu_clear(cb, 0) from rb_cpu_alloc() L2040 */
+	d_step {			/* rb_cpu_clear(cb, 0) from rb_cpu_alloc() L2405 */
 		do
-		:: j < NR -> sseq[j] = j - NR; j++
+		:: j < NR ->
+			sseq[j] = j - NR;
+			spage[j] = j;	/* rb_alloc_ring() */
+			snext[j] = PG_NULL;
+			j++
 		:: else -> break
 		od;
 		sseq[0] = 0
