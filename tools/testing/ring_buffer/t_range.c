@@ -742,6 +742,78 @@ static int test_range_garbage(void)
 	return ret;
 }
 
+/*
+ * Junk over one page in the middle of the range: that page belongs to
+ * one CPU's part, whatever the layout.  Each CPU comes back exactly as
+ * written, or (the one hit, if its data or bookkeeping was there) empty
+ * with its line; the other three are kept.
+ */
+static int t_partial_child(void)
+{
+	struct t_area a = t_ga;
+	struct trace_buffer *b;
+	int kept = 0, wiped = 0;
+	u64 x = 0x243f6a8885a308d3ULL;
+
+	for (int page = T_NCPU * 8 / 2; page < T_NCPU * 8 / 2 + 2; page++) {
+		memset(a.start, 0, a.size);
+		b = t_boot(&a, RB_FL_OVERWRITE);
+		T_ASSERT(b);
+		for (int c = 0; c < T_NCPU; c++) {
+			sim_bind(c);
+			t_nwant[c] = 0;
+			/* about three sub-buffers each: not a full ring */
+			for (int i = 0; i < 3 * PAGE_SIZE / 80; i++) {
+				t_want[c][t_nwant[c]++] = t_ev_next;
+				if (t_put(b, t_lens[i % 6], 40000000 + i * 100 + c))
+					T_FAIL("cpu %d: write %d refused", c, i);
+			}
+		}
+		sim_bind(0);
+		ring_buffer_free(b);
+		for (size_t i = 0; i < PAGE_SIZE; i += 8) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			memcpy(a.start + page * PAGE_SIZE + i, &x, 8);
+		}
+		b = t_boot(&a, RB_FL_OVERWRITE);
+		T_ASSERT(b);
+		kept = wiped = 0;
+		for (int c = 0; c < T_NCPU; c++) {
+			int n = t_drain(b, c, t_ids, t_tss, 8192);
+
+			T_ASSERT(n >= 0);
+			if (!n && t_log_count(c, NULL) == 1 && !t_log_count(c, T_PREV)) {
+				wiped++;
+				continue;
+			}
+			if (t_log_count(c, T_PREV) != 1) {
+				t_log_dump();
+				T_FAIL("junk at page %d: cpu %d has events but no \"%s\" line",
+				       page, c, T_PREV);
+			}
+			if (t_same(c, t_ids, t_tss, n, t_want[c], t_nwant[c]))
+				T_FAIL("junk at page %d: cpu %d kept, not as written", page, c);
+			kept++;
+		}
+		printf("# junk over page %d: %d CPU(s) kept, %d wiped\n", page, kept, wiped);
+		T_ASSERT(kept >= T_NCPU - 1);
+		ring_buffer_free(b);
+	}
+	return 0;
+}
+
+static int test_range_partial(void)
+{
+	int ret;
+
+	T_ASSERT(!t_area_get(&t_ga, T_NCPU * 8));
+	ret = t_in_child(t_partial_child);
+	t_area_put(&t_ga);
+	return ret;
+}
+
 static int test_range_too_small(void)
 {
 	struct t_area a;
@@ -1495,6 +1567,7 @@ const struct rb_case rb_range_cases[] = {
 	{ "range_overflow", test_range_overflow },
 	{ "range_drops", test_range_drops },
 	{ "range_garbage", test_range_garbage },
+	{ "range_partial", test_range_partial },
 	{ "range_too_small", test_range_too_small },
 	{ "range_meta_file", test_range_meta_file },
 	{ "range_panic", test_range_panic },
