@@ -2492,17 +2492,18 @@ static const char *rb_range_check(struct trace_buffer *buffer,
 
 /*
  * Make the checked sub-buffers @first..@last the ring, the other pages
- * its empty slots and the reader's spare.  The writer starts a new
- * sub-buffer (a full ring gives up @first for it): none holds two boots.
+ * its empty slots and the reader's spare.  The rest of @last is padded:
+ * the next event starts a new sub-buffer (none holds two boots), which
+ * in a full ring overwrites or drops as any other.
  */
 static void rb_range_restore(struct rb_cpu *cb, u64 first, u64 last)
 {
 	unsigned long i, j = 0, events = 0;
+	struct ring_buffer_event *ev;
 	struct rb_subbuf *sb;
+	unsigned int end;
 	u64 s;
 
-	if (last - first == cb->nr - 1)
-		rb_slot_of(cb, first++)->page = NULL;
 	for (i = 0; i <= cb->nr; i++) {
 		struct rb_data_page *page = rb_range_page(cb, i);
 
@@ -2524,13 +2525,20 @@ static void rb_range_restore(struct rb_cpu *cb, u64 first, u64 last)
 		atomic_long_set(&sb->tag, rb_tag(s));
 		events += local_read(&sb->cum);
 	}
-	sb = rb_slot_of(cb, last + 1);
-	atomic_long_set(&sb->tag, rb_tag(last + 1));
-	sb->page->time_stamp = 0;
-	local_set(&sb->page->commit, 0);
+	end = sb->end;
+	if (cb->cap - end >= RB_META_LEN) {
+		ev = (void *)&sb->page->data[end];
+		ev->type_len = RINGBUF_TYPE_PADDING;
+		ev->time_delta = 1;
+		ev->array[0] = cb->cap - end - RB_EV_HDR;
+		/* Pairs with the next boot's rb_range_check(): pair 20. */
+		smp_wmb();
+		end = cb->cap;
+		local_set(&sb->page->commit, end);
+	}
 	/* Pages below first may be reused from now on. */
 	rb_range_head(cb, first);
-	rb_cpu_restart(cb, rb_mkpos(cb, last + 1, 0), first);
+	rb_cpu_restart(cb, rb_mkpos(cb, last, end), first);
 	local_set(&cb->committed, events);
 }
 
