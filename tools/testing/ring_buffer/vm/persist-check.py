@@ -130,6 +130,18 @@ class Boot:
             self.rc = int(open(os.path.join(d, 'rc')).read().strip() or 1)
         except (OSError, ValueError):
             self.rc = -1
+        # The validator's lines for boot_map: from trace.c's "mapped boot
+        # instance" (its CPUs come up later) to the boot self-test's start,
+        # whose own range buffers print the same kind of lines.
+        start = next((i for i, l in enumerate(self.console)
+                      if 'Tracing: mapped boot instance boot_map' in l), None)
+        self.mapped = start is not None
+        end = len(self.console)
+        for i, l in enumerate(self.console[start or 0:], start or 0):
+            if l.startswith(('# Subtest: ring_buffer_selftest', 'rb-init:')):
+                end = i
+                break
+        self.validator = self.console[start:end] if self.mapped else []
 
     def problems(self):
         """Why this boot is not a clean one, as a list of reasons."""
@@ -149,16 +161,18 @@ class Boot:
                 p.append('%s: kernel log: %s' % (self.name, diag))
         if 'end' not in self.sec:
             p.append('%s: the guest did not finish (no "=== end")' % self.name)
+        if not self.mapped:
+            p.append('%s: no "Tracing: mapped boot instance boot_map"' % self.name)
         if 'no instance' in self.sec:
             p.append('%s: no instances/boot_map' % self.name)
         return p
 
     def kept_cpus(self):
-        return {int(m.group(1)) for l in self.console
+        return {int(m.group(1)) for l in self.validator
                 for m in [FROM_PREV.search(l)] if m}
 
     def meta_lines(self, cpu):
-        return [l for l in self.console
+        return [l for l in self.validator
                 for m in [META_LINE.search(l)]
                 if m and int(m.group(1)) == cpu and not FROM_PREV.search(l)]
 
