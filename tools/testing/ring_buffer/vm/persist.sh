@@ -39,7 +39,8 @@
 # range).  Six boots in all.
 #
 # Environment: STOCK=1 (the stock ring buffer), SMP (default 2), INITRD
-# (default build/test-KIND/initramfs.cpio, made when missing), PERSIST_OUT
+# (default build/test-KIND/initramfs.cpio, made when missing: after a change
+# to guest/persist.sh, remake it with mkinitramfs.sh), PERSIST_OUT
 # (default build/test-KIND/persist-FLAVOUR), PERSIST_RESULTS (a results
 # file to append "ok|not ok<TAB>name<TAB>diag" lines to, as run-tests.sh's),
 # TIMEOUT / TIMEOUT_DEBUG (per boot, default 300 / 900 s).
