@@ -28,6 +28,8 @@
 #   FLAVOURS="normal debug"  which x86_64 kernels `make test` boots
 #   ARCHES="x86_64 arm64 i386"  which architectures `make test` boots
 #   CROSS=0             make test leaves out the arm/riscv64 link checks
+#   PERSIST=0           make test leaves out the two-boot persistent-buffer
+#                       checks (vm/persist.sh FLAVOUR runs them alone)
 #   VERBOSE=1           show every line of the kernel build
 #   LOOPS=N             make bench: getppid calls per syscall run (500000)
 #   ICOUNT=...          make bench: -icount of the syscall boots
@@ -52,14 +54,14 @@ endif
 INITRD := $(BUILD)/initramfs.cpio
 
 # Hand the knobs to the scripts.
-export STOCK QEMU_ACCEL SMP KERNEL_TREE JOBS FLAVOURS ARCHES VERBOSE TIMEOUT TIMEOUT_DEBUG STARTUP_TESTS LOOPS CROSS
+export STOCK QEMU_ACCEL SMP KERNEL_TREE JOBS FLAVOURS ARCHES VERBOSE TIMEOUT TIMEOUT_DEBUG STARTUP_TESTS LOOPS CROSS PERSIST
 
 .PHONY: help all patch tree kernel cross initramfs run shell test review bench clean
 
 all: help
 
 help:
-	@sed -n '3,37p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,39p' Makefile | sed 's/^# \{0,1\}//'
 
 # `make patch` always writes our patch, whatever STOCK says.
 patch:

@@ -89,9 +89,10 @@ flavour_setup() {
 	local c=$VM_DIR/config
 	K_CROSS='' K_TARGET=bzImage K_IMAGE=arch/x86/boot/bzImage K_PKGS=()
 	case $1 in
-	normal) K_ARCH=x86_64 K_OBJ_SUFFIX='' K_FRAGS=("$c/base.config" "$c/x86.config") ;;
+	normal) K_ARCH=x86_64 K_OBJ_SUFFIX=''
+		K_FRAGS=("$c/base.config" "$c/x86.config" "$c/persist.config") ;;
 	debug) K_ARCH=x86_64 K_OBJ_SUFFIX=-debug
-		K_FRAGS=("$c/base.config" "$c/x86.config" "$c/debug.config") ;;
+		K_FRAGS=("$c/base.config" "$c/x86.config" "$c/persist.config" "$c/debug.config") ;;
 	i386) K_ARCH=i386 K_OBJ_SUFFIX=-i386
 		K_FRAGS=("$c/base.config" "$c/x86.config" "$c/i386.config") ;;
 	arm64) K_ARCH=arm64 K_OBJ_SUFFIX=-arm64 K_CROSS=aarch64-linux-gnu-

@@ -6,7 +6,8 @@
 # default), arm64 or i386.
 #
 # Contents: the static busybox from Debian's busybox-static with a symlink per
-# applet, /init (guest/init) and the in-guest checks (guest/checks.sh), the
+# applet, /init (guest/init) and the in-guest checks (guest/checks.sh,
+# guest/persist.sh), the
 # real clients (initramfs-clients.sh) and the mapping checks with the
 # programs they run (initramfs-map.sh).  For
 # x86_64 it is the installed package's /bin/busybox; for another arch the
@@ -57,6 +58,7 @@ for applet in $(/bin/busybox --list); do
 done
 install -m 755 "$VM_DIR/guest/init" "$root/init"
 install -m 755 "$VM_DIR/guest/checks.sh" "$root/bin/rb-checks"
+install -m 755 "$VM_DIR/guest/persist.sh" "$root/bin/rb-persist"
 echo "root:x:0:0:root:/root:/bin/sh" > "$root/etc/passwd"
 echo "root:x:0:" > "$root/etc/group"
 # Real ftrace clients (trace-cmd, ftracetest) and the checks that use them,

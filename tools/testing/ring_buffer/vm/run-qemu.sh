@@ -14,6 +14,8 @@
 #               the guest's KTAP (second serial port) to OUTDIR/guest.ktap.
 #               A progress line with the last console line every 30 s.
 #               Exit status: QEMU's, or 124 on timeout.
+#   MODE=persist  as test, but the guest runs rb-persist (one boot of
+#               persist.sh's pairs) and ftrace's startup tests are skipped.
 #   MODE=bench  as test, but the guest runs rb-bench (make bench, see
 #               bench.sh) and ftrace's startup tests are skipped.
 #   MODE=run    the console on the terminal (and in OUTDIR/console.log); the
@@ -31,12 +33,14 @@
 #   QEMU_OPTS   more QEMU options, split at spaces (bench.sh: -icount ...)
 #   TIMEOUT     seconds before a test boot is killed, default 900
 #   APPEND      extra kernel command line
+#   KASLR=1     x86_64: let the kernel randomise its address (the kernels
+#               have RANDOMIZE_BASE; every boot passes nokaslr otherwise)
 #   STARTUP_TESTS=1  run/shell/bench: keep ftrace's own startup tests (test mode
 #               always runs them)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-mode=${1:?usage: run-qemu.sh test|bench|run|shell IMAGE INITRAMFS [OUTDIR]}
+mode=${1:?usage: run-qemu.sh test|bench|persist|run|shell IMAGE INITRAMFS [OUTDIR]}
 kernel=${2:?missing kernel image}
 initrd=${3:?missing initramfs}
 out=${4:-$BUILD/boot}
@@ -74,6 +78,9 @@ cmdline="console=$console,115200 rbtest.mode=$mode panic=-1"
 # make run: only warnings and worse on the console during the boot, so the
 # demo is not buried under thousands of startup-test lines (dmesg has them).
 [ "$mode" = run ] && cmdline+=" loglevel=5"
+# The x86_64 kernels are built with KASLR for persist.sh's KASLR pair; every
+# other boot keeps the kernel where it is without it.
+[ "$garch" = x86_64 ] && [ "${KASLR:-0}" != 1 ] && cmdline+=" nokaslr"
 # make run/shell: an empty trace_event= makes ftrace skip its own startup
 # tests (they take a minute or more under TCG); our boot self-test and the
 # benchmark still run.  STARTUP_TESTS=1 keeps them.
@@ -89,7 +96,7 @@ qemu=("${machine[@]}" -accel "$accel" ${QEMU_OPTS:-} -smp "$smp" -m "${MEM:-$mem
 msg "qemu: ${qemu[*]}"
 
 case $mode in
-test | bench)
+test | bench | persist)
 	rm -f "$out/console.log" "$out/guest.ktap"
 	stage_start "boot $(basename "$out") (timeout ${timeout_s}s)"
 	t0=$(date +%s)

@@ -10,7 +10,9 @@
 #   2. the patch: made, then applied to a pristine tree with git am and
 #      patch -p1 --dry-run,
 #   3. for each kernel: configure and build, boot in QEMU, then check-log.py
-#      on the console and the guest's KTAP.  The kernels are those of the
+#      on the console and the guest's KTAP; for the x86_64 kernels then
+#      persist.sh, the two-boot persistent-buffer checks (PERSIST=0 leaves
+#      them out).  The kernels are those of the
 #      architectures in ARCHES (default "x86_64 arm64 i386"): for x86_64 the
 #      flavours in FLAVOURS (default "normal debug"), for arm64 and i386 one
 #      kernel each (boot-arm64, boot-i386; see flavour_setup in lib.sh).
@@ -170,6 +172,17 @@ boot_check() {
 	# check-log.py writes its results with the boot name in front.
 	cat "$results.$name" >> "$results"
 	rm -f "$results.$name"
+	# The x86_64 kernels: the two-boot persistent-buffer checks (persist.sh).
+	if [ "$arch" = x86_64 ] && [ "${PERSIST:-1}" = 1 ]; then
+		: > "$results.$name.persist"
+		PERSIST_RESULTS=$results.$name.persist PERSIST_OUT=$out/persist-$flavour \
+			INITRD=$(initrd_of "$arch") bash "$VM_DIR/persist.sh" "$flavour" || true
+		[ -s "$results.$name.persist" ] ||
+			printf 'not ok\t%s: persist\tpersist.sh stopped before its results\n' \
+				"$name" >> "$results.$name.persist"
+		cat "$results.$name.persist" >> "$results"
+		rm -f "$results.$name.persist"
+	fi
 }
 
 # One initramfs per arch: initramfs.cpio (x86_64), initramfs-ARCH.cpio.
