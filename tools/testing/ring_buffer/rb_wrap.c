@@ -43,3 +43,18 @@ void t_seq_start(struct trace_buffer *b, int cpu, u64 base)
 	raw_spin_unlock_irq(&cb->reader_lock);
 #endif
 }
+
+/* Bytes left in the sub-buffer the writer of @cpu is in. */
+unsigned long t_room(struct trace_buffer *b, int cpu)
+{
+#ifdef RB_STOCK
+	struct ring_buffer_per_cpu *c = b->buffers[cpu];
+
+	return rb_subbuf_capacity(b) -
+	       (local_read(&c->tail_page->write) & RB_WRITE_MASK);
+#else
+	struct rb_cpu *cb = per_cpu_ptr(b->slots, cpu)->cb;
+
+	return cb->cap - rb_poff(cb, local64_read(&cb->write));
+#endif
+}

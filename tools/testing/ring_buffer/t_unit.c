@@ -1072,6 +1072,192 @@ static int test_irq_at_each_instruction(void)
 	       t_step_run(0, 1, 1);
 }
 
+/*
+ * The interrupt varies: after every instruction of a task sequence whose
+ * first write moves on to the next sub-buffer, an irq that writes an event
+ * that fits, one that fills the sub-buffer exactly, events that cross one
+ * or two boundaries, or one whose open reserve takes an NMI that crosses.
+ * Every event must come back whole and in order: a writer that resumes
+ * with a stale view of where the ring is overwrites the interrupt's events
+ * or writes into a page the ring no longer owns.
+ */
+enum { T_SW_FIT, T_SW_FILL, T_SW_CROSS1, T_SW_CROSS2, T_SW_NMI, T_SW_NR };
+static const char *const t_sw_names[] = {
+	"fits", "fills exactly", "crosses one", "crosses two", "NMI inside",
+};
+
+#define T_SW_MAX 8
+static int t_sw_mode;
+static u32 t_sw_nr, t_sw_len[T_SW_MAX];
+
+/* An event of the interrupt: seeds 5000 on, in the order reserved. */
+static void *t_sw_reserve(struct trace_buffer *b, u32 len,
+			  struct ring_buffer_event **ev)
+{
+	*ev = ring_buffer_lock_reserve(b, len);
+	if (!*ev || t_sw_nr >= T_SW_MAX)
+		return NULL;
+	t_sw_len[t_sw_nr] = len;
+	t_fill(ring_buffer_event_data(*ev), len, 5000 + t_sw_nr);
+	t_sw_nr++;
+	return *ev;
+}
+
+static void t_sw_write(struct trace_buffer *b, u32 len)
+{
+	struct ring_buffer_event *ev;
+
+	if (t_sw_reserve(b, len, &ev))
+		ring_buffer_unlock_commit(b);
+}
+
+/* Payload that ends an interrupt's event (stamp + header) at the end. */
+static u32 t_sw_fill_len(struct trace_buffer *b)
+{
+	long room = t_room(b, 0);
+	long len = room - 16;
+
+	if (len <= 112)
+		len = room - 12;
+	len &= ~(long)(T_PAYLOAD_ALIGN - 1);
+	return len >= 8 ? len : 8;
+}
+
+static void t_sw_irq(void)
+{
+	struct trace_buffer *b = t_pc_buf;
+	struct ring_buffer_event *ev;
+
+	t_enter(HARDIRQ_OFFSET);
+	switch (t_sw_mode) {
+	case T_SW_FIT:
+		t_sw_write(b, 8);
+		break;
+	case T_SW_FILL:
+		t_sw_write(b, t_sw_fill_len(b));
+		break;
+	case T_SW_CROSS2:
+		t_sw_write(b, 4000);
+		fallthrough;
+	case T_SW_CROSS1:
+		t_sw_write(b, 4000);
+		t_sw_write(b, 64);
+		break;
+	case T_SW_NMI:
+		if (!t_sw_reserve(b, 4000, &ev))
+			break;
+		t_enter(NMI_OFFSET);
+		t_sw_write(b, 4000);
+		t_sw_write(b, 64);
+		t_leave(NMI_OFFSET);
+		ring_buffer_unlock_commit(b);
+		break;
+	}
+	t_leave(HARDIRQ_OFFSET);
+}
+
+/* The task's events: seeds 1 to 4, 24 bytes each, the first one moves on. */
+static int t_sw_sequence(struct trace_buffer *b)
+{
+	struct ring_buffer_event *e;
+	int bad = 0;
+
+	bad |= t_write(b, 24, 1) ? 1 : 0;
+	bad |= t_write(b, 24, 2) ? 2 : 0;
+	e = ring_buffer_lock_reserve(b, 24);
+	if (!e)
+		return bad | 4;
+	t_fill(ring_buffer_event_data(e), 24, 3);
+	bad |= ring_buffer_unlock_commit(b) ? 8 : 0;
+	bad |= t_write(b, 24, 4) ? 16 : 0;
+	return bad;
+}
+
+static int t_sw_check(struct trace_buffer *b, int bad, u32 pre)
+{
+	struct ring_buffer_event *e;
+	u32 task = 0, irq = 0, i;
+	u64 ts, last = 0;
+
+	if (bad)
+		T_FAIL("task writes failed (%#x)", bad);
+	T_EQ(ring_buffer_entries_cpu(b, 0), pre + 4 + t_sw_nr);
+	for (i = 0; (e = ring_buffer_consume(b, 0, &ts, NULL)); i++) {
+		u8 *d = ring_buffer_event_data(e);
+		u32 len = ring_buffer_event_length(e);
+
+		if (ts < last)
+			T_FAIL("event %u: stamp %llu after %llu", i, ts, last);
+		last = ts;
+		if (i < pre) {
+			if (!t_check(d, 24, 300 + i))
+				T_FAIL("early event %u corrupted", i);
+		} else if (irq < t_sw_nr && len >= t_sw_len[irq] &&
+			   len < t_sw_len[irq] + 8 &&
+			   t_check(d, t_sw_len[irq], 5000 + irq)) {
+			/* (stock stores an 8-byte payload as 12) */
+			irq++;
+		} else if (task < 4 && len == 24 && t_check(d, 24, task + 1)) {
+			task++;
+		} else {
+			T_FAIL("event %u (%u bytes): not task event %u nor irq event %u",
+			       i, len, task + 1, irq);
+		}
+	}
+	T_EQ(task, 4);
+	T_EQ(irq, t_sw_nr);
+	T_EQ(i, pre + 4 + t_sw_nr);
+	/* both contexts get in afterwards, and read back */
+	T_EQ(t_write(b, 8, 6), 0);
+	t_enter(HARDIRQ_OFFSET);
+	T_EQ(t_write(b, 8, 7), 0);
+	t_leave(HARDIRQ_OFFSET);
+	return t_consume_check(b, 0, 8, 6, (u64)-1, 0) ||
+	       t_consume_check(b, 0, 8, 7, (u64)-1, 0);
+}
+
+static int t_sw_run(int mode)
+{
+	struct trace_buffer *b = t_alloc(16 * PAGE_SIZE, RB_FL_OVERWRITE);
+	long points, first_bad, back;
+	int bad, status;
+	u32 pre = 0;
+
+	T_ASSERT(b);
+	t_pc_buf = b;
+	t_sw_mode = mode;
+	t_sw_nr = 0;
+	ring_buffer_set_clock(b, t_tick);
+	/* fill the first sub-buffer so that the task's first write moves on */
+	while (t_room(b, 0) >= 28 + 24) {
+		T_EQ(t_write(b, 24, 300 + pre), 0);
+		pre++;
+	}
+	T_ASSERT(sim_step_sweep(t_sw_irq, 0));
+	bad = t_sw_sequence(b);
+	if (sim_step_end())
+		_exit(t_sw_check(b, bad, pre));
+	points = sim_step_results(&first_bad, &status, &back);
+	printf("# irq %s: %ld interrupt points\n", t_sw_names[mode], points);
+	if (first_bad)
+		T_FAIL("irq (%s) after instruction %ld of the sequence: wait status %#x",
+		       t_sw_names[mode], first_bad, status);
+	T_ASSERT(points > 100);
+	if (t_sw_check(b, bad, pre))
+		return 1;
+	ring_buffer_free(b);
+	return 0;
+}
+
+static int test_irq_sweep_kinds(void)
+{
+	int ret = 0;
+
+	for (int mode = 0; mode < T_SW_NR; mode++)
+		ret |= t_sw_run(mode);
+	return ret;
+}
+
 static int test_headers_text(void)
 {
 	static struct trace_seq s;
@@ -1713,6 +1899,7 @@ const struct rb_case rb_unit_cases[] = {
 	 * does not trap on the trap flag.
 	 */
 	{ "unit_irq_at_each_instruction", test_irq_at_each_instruction },
+	{ "unit_irq_at_each_instruction_kinds", test_irq_sweep_kinds },
 #endif
 	{ "sim_interrupt_contexts", test_sim_interrupts },
 	{ "sim_rcu_and_warnings", test_sim_rcu_warn },
