@@ -1530,7 +1530,12 @@ static long rb_own_total(struct rb_cpu *cb)
 	cum = local_read(&sb->cum);
 	/* Pairs with the cmpxchg in rb_mark(): cum is still our lap's. */
 	smp_rmb();
-	if (atomic_long_read(&sb->tag) == (rb_tag(seq) | RB_TAKEN)) {
+	/*
+	 * Acquire, also pairing with that cmpxchg: the branch below is only
+	 * a control dependency, which does not keep the load of retired
+	 * after this one on weakly ordered CPUs.
+	 */
+	if (atomic_long_read_acquire(&sb->tag) == (rb_tag(seq) | RB_TAKEN)) {
 		n = cum - cb->rd_base;
 	} else {
 		cum = READ_ONCE(sb->retired);
