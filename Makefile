@@ -17,6 +17,9 @@
 #   make kernel         build the kernel only
 #   make cross          our patch built W=1 up to vmlinux for arm and riscv64,
 #                       no warning in our files (also part of make test)
+#   make deps           (as root) install every Debian package make test and
+#                       make run need, fetch the other arches' .debs; the
+#                       other targets do it themselves when run as root
 #   make clean          remove build/ (everything generated)
 #
 # Variables (on the command line or in the environment):
@@ -56,12 +59,19 @@ INITRD := $(BUILD)/initramfs.cpio
 # Hand the knobs to the scripts.
 export STOCK QEMU_ACCEL SMP KERNEL_TREE JOBS FLAVOURS ARCHES VERBOSE TIMEOUT TIMEOUT_DEBUG STARTUP_TESTS LOOPS CROSS PERSIST
 
-.PHONY: help all patch tree kernel cross initramfs run shell test review bench clean
+.PHONY: help all deps deps-run patch tree kernel cross initramfs run shell test review bench clean
 
 all: help
 
 help:
-	@sed -n '3,39p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,42p' Makefile | sed 's/^# \{0,1\}//'
+
+# One install step (vm/install-deps.sh): every apt call waits for the others.
+deps:
+	@bash $(VM)/install-deps.sh test run
+
+deps-run:
+	@bash $(VM)/install-deps.sh run
 
 # `make patch` always writes our patch, whatever STOCK says.
 patch:
@@ -87,10 +97,10 @@ cross:
 initramfs:
 	@bash $(VM)/mkinitramfs.sh $(INITRD)
 
-run: kernel initramfs
+run: deps-run kernel initramfs
 	@bash $(VM)/run-qemu.sh run $(OBJ)/arch/x86/boot/bzImage $(INITRD) $(BUILD)/run
 
-shell: kernel initramfs
+shell: deps-run kernel initramfs
 	@bash $(VM)/run-qemu.sh shell $(OBJ)/arch/x86/boot/bzImage $(INITRD) $(BUILD)/shell
 
 test:

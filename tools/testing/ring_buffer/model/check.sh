@@ -11,8 +11,8 @@
 #            that exposes it: "ok" when Spin finds a counterexample and its
 #            trail replays, "not ok" when the mutant survives.
 #
-# Spin and gcc come from Debian: as root they are installed when missing,
-# otherwise the command to run is printed.  Everything generated goes to
+# Spin and gcc come from Debian: vm/install-deps.sh installs them when
+# missing (as root; otherwise it prints the command to run).  Everything generated goes to
 # MODEL_OUT (default build/model at the top of the repository).
 set -euo pipefail
 
@@ -64,19 +64,6 @@ msg() {
 	printf '==> %s\n' "$*" >&2
 }
 
-# need CMD PKG: make sure a Debian package provides CMD.
-need() {
-	command -v "$1" >/dev/null 2>&1 && return 0
-	if [ "$(id -u)" -ne 0 ]; then
-		msg "ERROR: $1 is missing; run as root:"
-		msg "    apt-get update && apt-get install -y $2"
-		exit 1
-	fi
-	msg "apt-get install $2"
-	DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -q "$2" >/dev/null ||
-		{ DEBIAN_FRONTEND=noninteractive apt-get update -q >/dev/null &&
-		  DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -q "$2" >/dev/null; }
-}
 
 # verify DIR LIVE DEFS...: generate, compile and run pan in DIR; the
 # result ("pass", "fail TAG" or "incomplete WHY") goes to DIR/result.
@@ -127,8 +114,9 @@ verify() {
 		> "$dir/summary"
 }
 
-need spin spin
-need gcc gcc
+# spin and gcc, installed when missing by the pipeline's one install step
+# (its output on stderr: stdout is KTAP).
+bash "$REPO/tools/testing/ring_buffer/vm/install-deps.sh" model >&2
 mkdir -p "$OUT"
 T0=$(date +%s)
 

@@ -38,7 +38,8 @@ rm -f "$out/errors.txt"
 T0=$(date +%s)
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
 bad=()
-need_pkgs "${KERNEL_BUILD_PKGS[@]}" "${VM_PKGS[@]}"
+# Every package it needs, in one step (install-deps.sh).
+bash "$VM_DIR/install-deps.sh" bench
 
 # --- 1. user-space table ------------------------------------------------------------
 stage_start "user-space benchmark (make -C tools/testing/ring_buffer bench)"

@@ -6,7 +6,10 @@
 #   - stage_start/stage_end: one progress line when a stage starts and one
 #     when it ends, with the elapsed seconds,
 #   - die: a clear error and a non-zero exit,
-#   - need_pkgs: install missing Debian packages (or print the command).
+#   - need_pkgs, foreign_deb_extract: the Debian packages a script uses,
+#     installed (or fetched) by install-deps.sh when missing, so that every
+#     apt call of the pipeline goes through that one script and its lock,
+#   - the package lists install-deps.sh installs by what needs them.
 
 # The repository root is three levels above this directory.
 VM_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -47,27 +50,26 @@ stage_end() {
 	printf '==> [%s] %s in %ss\n' "$name" "$status" "$(($(date +%s) - t0))"
 }
 
-# need_pkgs PKG...: make sure the Debian packages are installed.
-# As root, install the missing ones with apt-get; otherwise print the exact
-# command to run and fail.
+# need_pkgs PKG...: make sure the Debian packages are installed.  The
+# missing ones are installed by install-deps.sh --pkgs (as root, under the
+# machine-wide apt lock; as another user it prints the command to run and
+# fails).  A failed install stops the caller (set -e) with apt's message.
 need_pkgs() {
-	local missing=() p
+	local missing
+	missing=$(pkgs_missing "$@")
+	[ -z "$missing" ] && return 0
+	# shellcheck disable=SC2086
+	bash "$VM_DIR/install-deps.sh" --pkgs $missing
+}
+
+# pkgs_missing PKG...: print those of the packages not installed.
+pkgs_missing() {
+	local p
 	for p in "$@"; do
 		# dpkg-query prints "install ok installed" for a present package.
-		if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
-			grep -q 'install ok installed'; then
-			missing+=("$p")
-		fi
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
+			grep -q 'install ok installed' || echo "$p"
 	done
-	[ ${#missing[@]} -eq 0 ] && return 0
-	if [ "$(id -u)" -ne 0 ]; then
-		die "missing packages: ${missing[*]}; run as root:
-    apt-get update && apt-get install -y ${missing[*]}"
-	fi
-	stage_start "apt-get install ${missing[*]}"
-	DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 update -q
-	DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -q "${missing[@]}"
-	stage_end
 }
 
 # The packages the kernel build needs.
@@ -75,6 +77,35 @@ KERNEL_BUILD_PKGS=(linux-source-6.12 build-essential flex bison bc libelf-dev
 	libssl-dev ccache git xz-utils cpio kmod)
 # The packages the guest image and the boot need.
 VM_PKGS=(qemu-system-x86 busybox-static cpio python3)
+# review.sh's (make review).
+REVIEW_PKGS=(sparse perl python3)
+# cross-link.sh's compilers (arm, riscv64).
+CROSS_PKGS=(gcc-arm-linux-gnueabihf gcc-riscv64-linux-gnu)
+# The packages of another arch unpacked into its initramfs (busybox by
+# mkinitramfs.sh, the rest by initramfs-clients.sh): fetched, not installed.
+FOREIGN_PKGS=(busybox-static trace-cmd libtraceevent1 libtraceevent1-plugin
+	libtracefs1 libzstd1 libc6)
+
+# initramfs_pkgs ARCH: the host packages the initramfs of ARCH needs beyond
+# VM_PKGS: trace-cmd for x86_64 (initramfs-clients.sh), the compiler and
+# static C library that build its mapping checks (initramfs-map.sh).
+initramfs_pkgs() {
+	case $1 in
+	x86_64) echo trace-cmd libtraceevent1-plugin gcc libc6-dev ;;
+	arm64) echo gcc-aarch64-linux-gnu libc6-dev-arm64-cross ;;
+	i386) echo gcc-i686-linux-gnu libc6-dev-i386-cross ;;
+	*) die "unknown arch '$1' (x86_64, arm64 or i386)" ;;
+	esac
+}
+
+# qemu_pkg ARCH: the package of the QEMU that boots ARCH (run-qemu.sh).
+qemu_pkg() {
+	case $1 in
+	x86_64 | i386) echo qemu-system-x86 ;;
+	arm64) echo qemu-system-arm ;;
+	*) die "unknown arch '$1' (x86_64, arm64 or i386)" ;;
+	esac
+}
 
 # The kernels make test can build and boot.  A boot is named by its flavour:
 # normal and debug are x86_64 kernels, arm64 and i386 one kernel each.
@@ -112,24 +143,18 @@ flavour_arch() {
 }
 
 # foreign_deb_extract ARCH PKG DIR: unpack Debian's PKG for ARCH (another
-# architecture than the host's) into DIR, without installing it: apt-get
-# download, then dpkg-deb -x.  The architecture is added to dpkg first when
-# it is not known yet (needs root, like need_pkgs).
+# architecture than the host's) into DIR, without installing it (dpkg-deb
+# -x of build/debs/ARCH/PKG_*_ARCH.deb).  When that .deb is not there yet,
+# install-deps.sh --debs fetches it (adding the architecture to dpkg first
+# when it is not known yet; that needs root, like need_pkgs).
 foreign_deb_extract() {
 	local arch=$1 pkg=$2 dir=$3 debs=$BUILD/debs/$1 deb
-	if [ "$arch" != "$(dpkg --print-architecture)" ] &&
-		! dpkg --print-foreign-architectures | grep -qx "$arch"; then
-		[ "$(id -u)" -eq 0 ] || die "dpkg does not know architecture $arch; run as root:
-    dpkg --add-architecture $arch && apt-get update"
-		dpkg --add-architecture "$arch"
-		DEBIAN_FRONTEND=noninteractive apt-get update -q
-	fi
-	mkdir -p "$debs" "$dir"
 	deb=$(ls "$debs/${pkg}_"*"_$arch.deb" 2>/dev/null | head -n 1 || true)
 	if [ -z "$deb" ]; then
-		(cd "$debs" && apt-get download -q "$pkg:$arch") ||
-			die "apt-get download $pkg:$arch failed (apt-get update?)"
-		deb=$(ls "$debs/${pkg}_"*"_$arch.deb" | head -n 1)
+		bash "$VM_DIR/install-deps.sh" --debs "$arch" "$pkg"
+		deb=$(ls "$debs/${pkg}_"*"_$arch.deb" 2>/dev/null | head -n 1 || true)
+		[ -n "$deb" ] || die "no $debs/${pkg}_*_$arch.deb after install-deps.sh"
 	fi
+	mkdir -p "$dir"
 	dpkg-deb -x "$deb" "$dir"
 }

@@ -31,7 +31,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-need_pkgs sparse perl python3
+need_pkgs "${REVIEW_PKGS[@]}"
 log=$BUILD/review
 mkdir -p "$log"
 patch=$BUILD/ring-buffer.patch

@@ -51,13 +51,13 @@ mem=1G
 # the QEMU options that make the KTAP device, its chardev path left as @.
 case $garch in
 x86_64 | i386)
-	need_pkgs qemu-system-x86
+	need_pkgs "$(qemu_pkg "$garch")"
 	machine=(qemu-system-"$garch")
 	console=ttyS0 ktap=ttyS1
 	ktap_dev=(-serial file:@)
 	;;
 arm64)
-	need_pkgs qemu-system-arm
+	need_pkgs "$(qemu_pkg "$garch")"
 	# pauth-impdef: QEMU's own pointer-authentication hash instead of the
 	# architected QARMA, which costs a lot of TCG time on every call.
 	machine=(qemu-system-aarch64 -M virt -cpu max,pauth-impdef=on)

@@ -2,6 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # run-tests.sh: everything `make test` runs, in order:
+#   0. the installs: install-deps.sh test, every package any later stage
+#      needs and the other arches' .debs, before anything runs in parallel;
+#      then (as root) install-race.sh, two installs at once that must both
+#      succeed, one waiting for the other,
 #   1. the user-space harness (make -C tools/testing/ring_buffer test, then
 #      test32: the same as a 32-bit program), when
 #      tools/testing/ring_buffer/Makefile exists, then (ours only) the Spin
@@ -58,7 +62,29 @@ record() {
 	printf '%s - %s%s\n' "$verdict" "$2" "${3:+ # $3}"
 }
 
-need_pkgs "${KERNEL_BUILD_PKGS[@]}" "${VM_PKGS[@]}"
+# --- 0. installs ----------------------------------------------------------------
+# Every package any stage below needs, and the other architectures' .debs,
+# in one step before anything runs in parallel (install-deps.sh; a stage's
+# own need_pkgs then finds nothing missing).  Then, as root, the check that
+# two installs at once wait for each other instead of racing on apt's locks
+# (install-race.sh: two install-deps.sh runs, each with an apt-get update).
+stage_start "install (install-deps.sh test)"
+if bash "$VM_DIR/install-deps.sh" test; then
+	record ok "install: the packages and .debs of make test"
+	stage_end
+else
+	record fail "install: the packages and .debs of make test" "install-deps.sh test failed: apt's message above"
+	stage_end FAILED
+fi
+if [ "$(id -u)" -ne 0 ]; then
+	msg "not root: install-race.sh (two installs at once) not run"
+elif bash "$VM_DIR/install-race.sh" | tee "$out/install-race.log"; then
+	record ok "install: two installs at once both succeed, one after the other" \
+		"$(tail -n 1 "$out/install-race.log" | sed 's/^==> //')"
+else
+	record fail "install: two installs at once both succeed, one after the other" \
+		"$(tail -n 1 "$out/install-race.log" | sed 's/^==> //')"
+fi
 
 # The kernels to build and boot, in this order.
 boots=()
