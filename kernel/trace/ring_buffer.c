@@ -196,6 +196,7 @@ struct rb_cpu {
 	struct rb_subbuf	*ptail;		/* see rb_set_page_commit() */
 	local_t			committed;
 	local_t			overrun;
+	local_t			pushing;	/* see rb_push() */
 	local_t			commit_overrun;
 	/* Also set by control paths while held-off writers count. */
 	atomic_long_t		dropped;
@@ -643,6 +644,12 @@ static void rb_push(struct rb_cpu *cb, struct rb_subbuf *sb, u64 r)
 	s64 old = r;
 
 	/*
+	 * A reader that sees head past r before overrun counts r would
+	 * report the loss one sub-buffer late: pushing tells it to wait.
+	 * The head cmpxchg orders the increment before the new head.
+	 */
+	local_inc(&cb->pushing);
+	/*
 	 * Pairs with the head cmpxchg in rb_take(): one side retires r.
 	 * Success is a full barrier before rb_mark() reuses the slot; on
 	 * failure the acquire re-read of head orders our next lap after
@@ -652,6 +659,9 @@ static void rb_push(struct rb_cpu *cb, struct rb_subbuf *sb, u64 r)
 		local_add(n, &cb->overrun);
 	else
 		atomic64_read_acquire(&cb->head);
+	/* Pairs with the smp_rmb() in rb_rd_sync(): the count, then done. */
+	smp_wmb();
+	local_dec(&cb->pushing);
 }
 
 /* Make slot @sb ready to hold sub-buffer @seq. */
@@ -1440,13 +1450,22 @@ static void rb_rd_move(struct rb_cpu *cb, u64 seq)
 		WRITE_ONCE(cb->pm->rd, seq);
 }
 
-/* Catch up with a writer that pushed the next sub-buffer out. */
+/*
+ * Catch up with a writer that pushed the next sub-buffer out, once it has
+ * counted what it pushed: the loss goes with the first event after it.
+ */
 static __always_inline void rb_rd_sync(struct rb_cpu *cb)
 {
-	u64 head = atomic64_read(&cb->head);
+	u64 head;
 
-	if (!cb->rd.own && head != cb->rd.seq)
-		rb_rd_move(cb, head);
+	if (cb->rd.own)
+		return;
+	/* Pairs with the head cmpxchg in rb_push(): pushing raised first. */
+	head = atomic64_read_acquire(&cb->head);
+	if (head == cb->rd.seq || local_read(&cb->pushing))
+		return;
+	smp_rmb();	/* pairs with the smp_wmb() in rb_push() */
+	rb_rd_move(cb, head);
 }
 
 /* Has the writer published data in sub-buffer @seq or beyond? */
@@ -2298,6 +2317,7 @@ static void rb_cpu_restart(struct rb_cpu *cb, u64 pos, u64 head)
 	cb->stamp_pos = RB_POS_NONE;
 	local_set(&cb->committed, 0);
 	local_set(&cb->overrun, 0);
+	local_set(&cb->pushing, 0);
 	local_set(&cb->commit_overrun, 0);
 	atomic64_set(&cb->head, head);
 	WRITE_ONCE(cb->resets, cb->resets + 1);

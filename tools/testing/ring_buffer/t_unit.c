@@ -1258,6 +1258,110 @@ static int test_irq_sweep_kinds(void)
 	return ret;
 }
 
+/*
+ * A reader in an interrupt after every instruction of a write that pushes
+ * the oldest sub-buffer out (overwrite mode): every loss is reported with
+ * the first event after the gap, and only there.
+ */
+#define T_LO_MAX 4096
+static u32 t_lo_nr, t_lo_seed[T_LO_MAX];
+static unsigned long t_lo_lost[T_LO_MAX];
+
+static int t_lo_read(struct trace_buffer *b)
+{
+	struct ring_buffer_event *e;
+	unsigned long lost;
+
+	e = ring_buffer_consume(b, 0, NULL, &lost);
+	if (!e || t_lo_nr >= T_LO_MAX)
+		return 0;
+	memcpy(&t_lo_seed[t_lo_nr], ring_buffer_event_data(e), sizeof(u32));
+	t_lo_lost[t_lo_nr++] = lost;
+	return 1;
+}
+
+static void t_lo_irq(void)
+{
+	t_enter(HARDIRQ_OFFSET);
+	t_lo_read(t_pc_buf);
+	t_leave(HARDIRQ_OFFSET);
+}
+
+static int t_lo_write(struct trace_buffer *b, u32 seed)
+{
+	u32 buf[6] = { seed };
+
+	return ring_buffer_write(b, sizeof(buf), buf);
+}
+
+static int t_lo_check(struct trace_buffer *b, int bad, u32 total)
+{
+	unsigned long sum = 0;
+	long prev = -1;
+
+	if (bad)
+		T_FAIL("the task's write failed");
+	while (t_lo_read(b))
+		;
+	T_ASSERT(ring_buffer_empty_cpu(b, 0));
+	for (u32 i = 0; i < t_lo_nr; i++) {
+		long gap = (long)t_lo_seed[i] - prev - 1;
+
+		if (gap < 0 || (unsigned long)gap != t_lo_lost[i])
+			T_FAIL("read %u: event %u after %ld reported %lu lost, the gap is %ld",
+			       i, t_lo_seed[i], prev, t_lo_lost[i], gap);
+		sum += t_lo_lost[i];
+		prev = t_lo_seed[i];
+	}
+	T_EQ(prev, total - 1);
+	T_EQ(sum, ring_buffer_overrun_cpu(b, 0));
+	return 0;
+}
+
+static int test_lost_where_the_gap_is(void)
+{
+	struct trace_buffer *b = t_alloc(4 * PAGE_SIZE, RB_FL_OVERWRITE);
+	unsigned long nr, moves = 0, room;
+	long points, first_bad, back;
+	int bad, status;
+	u32 n = 0;
+
+#ifdef RB_STOCK
+	/* the child never returns: the sweep would end at the watchdog */
+	T_SKIP("stock 6.12 spins in rb_set_head_page() when a reader interrupts a writer's head page update on its CPU");
+#endif
+	T_ASSERT(b);
+	t_pc_buf = b;
+	t_lo_nr = 0;
+	ring_buffer_set_clock(b, t_tick);
+	nr = t_map_ring_subbufs(b, 0);
+	/* every sub-buffer full: the next write pushes the oldest out */
+	while ((moves + 1 < nr || t_room(b, 0) >= 28) && n < 100000) {
+		room = t_room(b, 0);
+		T_EQ(t_lo_write(b, n++), 0);
+		moves += t_room(b, 0) > room;
+	}
+	T_EQ(ring_buffer_overrun_cpu(b, 0), 0);
+	T_ASSERT(n < 100000);
+	T_ASSERT(sim_step_sweep(t_lo_irq, 0));
+	bad = t_lo_write(b, n);
+	if (sim_step_end())
+		_exit(t_lo_check(b, bad, n + 1));
+	points = sim_step_results(&first_bad, &status, &back);
+	printf("# %lu sub-buffers of %u events: %ld interrupt points\n", nr,
+	       n / (u32)nr, points);
+	if (first_bad)
+		T_FAIL("a read after instruction %ld of the write: wait status %#x",
+		       first_bad, status);
+	T_ASSERT(points > 100);
+	/* the sequence without an interrupt: the oldest sub-buffer is lost */
+	if (t_lo_check(b, bad, n + 1))
+		return 1;
+	T_ASSERT(t_lo_lost[0] > 0);
+	ring_buffer_free(b);
+	return 0;
+}
+
 static int test_headers_text(void)
 {
 	static struct trace_seq s;
@@ -1900,6 +2004,7 @@ const struct rb_case rb_unit_cases[] = {
 	 */
 	{ "unit_irq_at_each_instruction", test_irq_at_each_instruction },
 	{ "unit_irq_at_each_instruction_kinds", test_irq_sweep_kinds },
+	{ "unit_irq_at_each_instruction_lost", test_lost_where_the_gap_is },
 #endif
 	{ "sim_interrupt_contexts", test_sim_interrupts },
 	{ "sim_rcu_and_warnings", test_sim_rcu_warn },
