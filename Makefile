@@ -11,6 +11,9 @@
 #   make patch          write build/ring-buffer.patch (git format-patch)
 #   make review         checkpatch --strict, sparse and kernel-doc on our patch
 #                       (KTAP; also part of make test)
+#   make litmus         the barrier pairs of Documentation/trace/ring-buffer.txt
+#                       as litmus tests under herd7 and the kernel's memory
+#                       model (KTAP; also part of make test)
 #   make bench          ours next to stock, one table: the user-space benchmark
 #                       and, under QEMU (ratios only), the kernel's
 #                       ring_buffer_benchmark and the function tracer's overhead
@@ -33,6 +36,10 @@
 #   CROSS=0             make test leaves out the arm/riscv64 link checks
 #   PERSIST=0           make test leaves out the two-boot persistent-buffer
 #                       checks (vm/persist.sh FLAVOUR runs them alone)
+#   HERD7=PATH          herd7 for make litmus/test (else herd7 on PATH)
+#   HERDTOOLS=TARBALL   herdtools7-*.tar.xz: herd7 built from it once under
+#                       build/herdtools7/ (.ci/run passes the vendored one);
+#                       with no herd7 at all the litmus stage is SKIPPED
 #   VERBOSE=1           show every line of the kernel build
 #   LOOPS=N             make bench: getppid calls per syscall run (500000)
 #   ICOUNT=...          make bench: -icount of the syscall boots
@@ -57,14 +64,14 @@ endif
 INITRD := $(BUILD)/initramfs.cpio
 
 # Hand the knobs to the scripts.
-export STOCK QEMU_ACCEL SMP KERNEL_TREE JOBS FLAVOURS ARCHES VERBOSE TIMEOUT TIMEOUT_DEBUG STARTUP_TESTS LOOPS CROSS PERSIST
+export STOCK QEMU_ACCEL SMP KERNEL_TREE JOBS FLAVOURS ARCHES VERBOSE TIMEOUT TIMEOUT_DEBUG STARTUP_TESTS LOOPS CROSS PERSIST HERD7
 
-.PHONY: help all deps deps-run patch tree kernel cross initramfs run shell test review bench clean
+.PHONY: help all deps deps-run patch tree kernel cross initramfs run shell test review litmus bench clean
 
 all: help
 
 help:
-	@sed -n '3,42p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,49p' Makefile | sed 's/^# \{0,1\}//'
 
 # One install step (vm/install-deps.sh): every apt call waits for the others.
 deps:
@@ -103,8 +110,13 @@ run: deps-run kernel initramfs
 shell: deps-run kernel initramfs
 	@bash $(VM)/run-qemu.sh shell $(OBJ)/arch/x86/boot/bzImage $(INITRD) $(BUILD)/shell
 
+# A relative HERDTOOLS is taken from here, the top of the repository.
 test:
-	@bash $(VM)/run-tests.sh
+	@$(if $(HERDTOOLS),HERDTOOLS=$(abspath $(HERDTOOLS))) bash $(VM)/run-tests.sh
+
+litmus:
+	@$(MAKE) --no-print-directory -C tools/testing/ring_buffer litmus \
+		$(if $(HERDTOOLS),HERDTOOLS=$(abspath $(HERDTOOLS)))
 
 # Needs build/obj-ours configured (make kernel) for sparse.
 review:

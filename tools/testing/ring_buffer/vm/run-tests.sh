@@ -11,6 +11,10 @@
 #      tools/testing/ring_buffer/Makefile exists, then (ours only) the Spin
 #      model of the protocol (make -C tools/testing/ring_buffer model, then
 #      model-mutants): one result per property and one per mutant,
+#      then (ours only) the litmus tests of the barrier pairs under herd7 and
+#      LKMM (make -C tools/testing/ring_buffer litmus; herd7 from HERD7=,
+#      HERDTOOLS= or PATH): one result per test; SKIPPED, not passed, when
+#      there is no herd7,
 #   2. the patch: made, then applied to a pristine tree with git am and
 #      patch -p1 --dry-run,
 #   3. for each kernel: configure and build, boot in QEMU, then check-log.py
@@ -28,7 +32,8 @@
 # Every stage goes on even when an earlier one failed (except that a patch
 # that does not apply stops the kernel stages: they would test something we
 # do not ship).  At the end: every result as KTAP and one line
-# "N passed, M failed"; the exit status is 1 when M > 0.
+# "N passed, M failed" (", K skipped" added when a stage was skipped: a
+# skipped stage is neither); the exit status is 1 when M > 0.
 #
 # STOCK=1 tests the stock ring buffer with our self-test (build/src-stock).
 # Results and logs: build/test-KIND/ (results.txt, boot-FLAVOUR/console.log,
@@ -54,12 +59,21 @@ if ! flock -n 9; then
 	flock 9
 fi
 
-# record ok|fail NAME [DIAG]: one result.
+# record ok|fail|skip NAME [DIAG]: one result.  A skip counts as neither
+# passed nor failed.
 record() {
 	local verdict=ok
-	[ "$1" = ok ] || verdict="not ok"
+	case $1 in
+	ok) ;;
+	skip) verdict=skip ;;
+	*) verdict="not ok" ;;
+	esac
 	printf '%s\t%s\t%s\n' "$verdict" "$2" "${3:-}" >> "$results"
-	printf '%s - %s%s\n' "$verdict" "$2" "${3:+ # $3}"
+	if [ "$verdict" = skip ]; then
+		printf 'SKIPPED - %s # %s\n' "$2" "${3:-}"
+	else
+		printf '%s - %s%s\n' "$verdict" "$2" "${3:+ # $3}"
+	fi
 }
 
 # --- 0. installs ----------------------------------------------------------------
@@ -147,6 +161,42 @@ if [ "$kind" = ours ] && [ -f "$REPO/tools/testing/ring_buffer/model/check.sh" ]
 		done < "$log"
 		[ "$nres" -gt 0 ] || record fail "Spin $target" "no results; see $log"
 	done
+fi
+
+# --- 1c. litmus tests of the barrier pairs: one result per test ---------------------
+# herd7 with the kernel's memory model; HERDTOOLS (from .ci/run) builds it
+# once under build/herdtools7/.  Ours only, like the model.
+if [ "$kind" = ours ] && [ -f "$REPO/tools/testing/ring_buffer/litmus/run.sh" ]; then
+	# A relative HERDTOOLS is taken from the top of the repository.
+	if [ -n "${HERDTOOLS:-}" ] && [ -f "$HERDTOOLS" ]; then
+		HERDTOOLS=$(cd "$(dirname "$HERDTOOLS")" && pwd)/$(basename "$HERDTOOLS")
+		export HERDTOOLS
+	fi
+	stage_start "litmus tests (make -C tools/testing/ring_buffer litmus)"
+	log=$out/litmus.log
+	if make -s -C "$REPO/tools/testing/ring_buffer" litmus > "$log" 2>&1; then
+		stage_end
+	else
+		stage_end FAILED
+	fi
+	nres=0
+	while IFS= read -r line; do
+		case "$line" in
+		"1..0 # SKIP "*)
+			record skip "litmus" "${line#1..0 # SKIP }"
+			nres=$((nres + 1))
+			continue ;;
+		"ok "*) verdict=ok ;;
+		"not ok "*) verdict=fail ;;
+		*) continue ;;
+		esac
+		line=${line#not ok }
+		line=${line#ok }
+		line=${line#* }
+		record "$verdict" "${line%% # *}" "$([[ $line == *' # '* ]] && echo "${line#* # }")"
+		nres=$((nres + 1))
+	done < "$log"
+	[ "$nres" -gt 0 ] || record fail "litmus" "no results; see $log"
 fi
 
 # --- 2. the patch ---------------------------------------------------------------
@@ -294,10 +344,16 @@ fi
 # --- summary -----------------------------------------------------------------------
 npass=$(grep -c '^ok' "$results" || true)
 nfail=$(grep -c '^not ok' "$results" || true)
+nskip=$(grep -c '^skip' "$results" || true)
 echo
 echo "KTAP version 1"
-echo "1..$((npass + nfail))"
-awk -F'\t' '{ printf "%s %d %s%s\n", $1, NR, $2, ($3 != "" ? " # " $3 : "") }' "$results"
+echo "1..$((npass + nfail + nskip))"
+awk -F'\t' '$1 == "skip" { printf "ok %d %s # SKIP %s\n", NR, $2, $3; next }
+	{ printf "%s %d %s%s\n", $1, NR, $2, ($3 != "" ? " # " $3 : "") }' "$results"
 msg "make test ($kind) took $(($(date +%s) - T0))s; results in $results"
-echo "$npass passed, $nfail failed"
+if [ "$nskip" -gt 0 ]; then
+	echo "$npass passed, $nfail failed, $nskip skipped"
+else
+	echo "$npass passed, $nfail failed"
+fi
 [ "$nfail" -eq 0 ]
