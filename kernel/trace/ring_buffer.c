@@ -624,8 +624,8 @@ static int rb_mark(struct rb_subbuf *sb, u64 seq)
 		 * tag for rb_own_total() and rb_map_pages().
 		 */
 		WRITE_ONCE(sb->retired, cum);
-		WRITE_ONCE(sb->page, sb->next);
-		WRITE_ONCE(sb->id, sb->next_id);
+		WRITE_ONCE(sb->page, READ_ONCE(sb->next));
+		WRITE_ONCE(sb->id, READ_ONCE(sb->next_id));
 	}
 	/* Against the cmpxchg in rb_take(), from another CPU: full atomic. */
 	if (!atomic_long_try_cmpxchg(&sb->tag, &old, rb_tag(seq)))
@@ -919,7 +919,7 @@ static noinline void rb_page_commits(struct rb_cpu *cb, u64 w)
 			rb_range_seq(cb, sb->page, last);
 		sb = NULL;
 	}
-	cb->ptail = sb;
+	WRITE_ONCE(cb->ptail, sb);
 }
 
 /*
@@ -934,7 +934,7 @@ static noinline void rb_page_commits(struct rb_cpu *cb, u64 w)
  */
 static __always_inline void rb_set_page_commit(struct rb_cpu *cb, u64 w)
 {
-	if (unlikely(READ_ONCE(cb->tail) != cb->ptail))
+	if (unlikely(READ_ONCE(cb->tail) != READ_ONCE(cb->ptail)))
 		rb_page_commits(cb, w);
 }
 
@@ -1504,8 +1504,9 @@ static bool rb_take(struct rb_cpu *cb)
 	base = READ_ONCE(sb->retired);
 	id = READ_ONCE(sb->id);
 
-	sb->next = cb->rd.copy;
-	sb->next_id = cb->rd_id;
+	/* Marked: rb_mark() reads them on the writer's CPU meanwhile. */
+	WRITE_ONCE(sb->next, cb->rd.copy);
+	WRITE_ONCE(sb->next_id, cb->rd_id);
 	/*
 	 * Pairs with the cmpxchg in rb_mark(): either the writer started
 	 * the slot's next lap first (the cmpxchg fails, head has moved on)
@@ -1983,6 +1984,7 @@ struct ring_buffer_iter {
 	bool			dropped;
 	unsigned int		order;
 	unsigned long		resets;		/* cb->resets at the start */
+	unsigned long		overrun;	/* cb->overrun, see rb_iter_fill() */
 };
 
 /*
@@ -2002,6 +2004,7 @@ static bool rb_iter_from_reader(struct ring_buffer_iter *iter)
 	rb_rd_sync(cb);
 	if (cb->rd.own)
 		rb_own_len(cb, &cb->rd);
+	iter->overrun = local_read(&cb->overrun);
 	iter->resets = cb->resets;
 	iter->cur = cb->rd;
 	iter->cur.copy = copy;
@@ -2024,6 +2027,54 @@ static void rb_iter_own_fill(struct ring_buffer_iter *iter)
 	cur->len = max(have, rd->len);
 	cur->done = rd->done;
 	cur->own = true;
+}
+
+/*
+ * Head has passed the iterator: the writer overwrote what it was about to
+ * show (a loss: go on at head), or the consuming reader took it (none:
+ * overrun has not moved since the iterator last looked; go on from the
+ * reader if it is ahead, else at head), once the writer has counted a push
+ * in flight.  Reader lock held.
+ */
+static void rb_iter_passed(struct ring_buffer_iter *iter)
+{
+	struct rb_cpu *cb = iter->cb;
+
+	unsigned long overrun;
+
+	if (local_read(&cb->pushing))
+		return;
+	smp_rmb();	/* pairs with the smp_wmb() in rb_push() */
+	overrun = local_read(&cb->overrun);
+	if (overrun != iter->overrun) {
+		iter->dropped = true;
+		iter->overrun = overrun;
+	} else if (!rb_seq_before(cb->rd.seq, iter->cur.seq)) {
+		/* Taken by the reader, which is at or past the iterator. */
+		rb_iter_from_reader(iter);
+		return;
+	}
+	rb_cur_start(&iter->cur, atomic64_read(&cb->head));
+}
+
+/*
+ * The iterator's sub-buffer was still in the ring: losses counted so far
+ * were behind it.  Only if no push is in flight and head, read after the
+ * count, has still not passed it (the count after the head cmpxchg in
+ * rb_push(), so a count we see comes with its head).
+ */
+static void rb_iter_note_overrun(struct ring_buffer_iter *iter)
+{
+	struct rb_cpu *cb = iter->cb;
+	unsigned long overrun;
+
+	if (local_read(&cb->pushing))
+		return;
+	smp_rmb();	/* pairs with the smp_wmb() in rb_push() */
+	overrun = local_read(&cb->overrun);
+	smp_rmb();	/* pairs with the head cmpxchg in rb_push() */
+	if (!rb_seq_before(iter->cur.seq, atomic64_read(&cb->head)))
+		iter->overrun = overrun;
 }
 
 /*
@@ -2053,12 +2104,12 @@ static int rb_iter_fill(struct ring_buffer_iter *iter)
 		/* The reader has moved on: the rest of its page is read. */
 		cur->done = true;
 	} else if (rb_seq_before(cur->seq, head)) {
-		/* The writer overwrote what we were about to show. */
-		iter->dropped = true;
-		rb_cur_start(cur, head);
+		rb_iter_passed(iter);
 		ret = -EAGAIN;
 	} else {
 		ret = rb_cur_fill(cb, cur);
+		if (!ret)
+			rb_iter_note_overrun(iter);
 	}
 	raw_spin_unlock_irqrestore(&cb->reader_lock, flags);
 	return ret;
@@ -2298,6 +2349,27 @@ static void rb_untake(struct rb_cpu *cb, bool all, u64 keep)
 		sb->page = sb->next;
 		sb->id = sb->next_id;
 		atomic_long_set(&sb->tag, tag & ~RB_TAKEN);
+	}
+}
+
+/*
+ * Number a new set of pages for user mappings: the reader's is 0, slot i's
+ * is i + 1 (its next page, while taken).  From then on an id moves with its
+ * page (rb_mark(), rb_take(), read_page() keeps it), so a mapping needs no
+ * numbering and never stops the writers.  Writers held off (or none yet).
+ */
+static void rb_number(struct rb_cpu *cb)
+{
+	unsigned long i;
+
+	cb->rd_id = 0;
+	for (i = 0; i < cb->nr; i++) {
+		struct rb_subbuf *sb = &cb->subbufs[i];
+
+		if (atomic_long_read(&sb->tag) & RB_TAKEN)
+			sb->next_id = i + 1;
+		else
+			sb->id = i + 1;
 	}
 }
 
@@ -2679,6 +2751,7 @@ static struct rb_cpu *rb_cpu_alloc(struct trace_buffer *buffer, int cpu,
 		return NULL;
 	}
 	rb_cpu_clear(cb, 0);
+	rb_number(cb);
 	return cb;
 }
 
@@ -2920,51 +2993,72 @@ static unsigned long rb_rebuild(struct rb_cpu *cb, struct rb_subbuf *ring,
 	if (cb->rd.own && cb->rd_total == RB_TOTAL_ASK)
 		cb->rd_total = RB_TOTAL_LOST;
 	rb_rd_sync(cb);
+	rb_number(cb);
 	return used;
 }
 
-static int rb_resize_cpu(struct rb_cpu *cb, unsigned long nr)
+/* What a resize of one CPU needs, allocated before anything changes. */
+struct rb_resize {
+	struct rb_subbuf	*ring;
+	struct rb_data_page	**spare;
+	unsigned long		n;		/* pages in spare */
+};
+
+static int rb_resize_alloc(struct rb_cpu *cb, unsigned long nr,
+			   struct rb_resize *rs)
 {
-	struct rb_data_page **spare;
-	struct rb_subbuf *ring, *old;
-	unsigned long i, n = 0, used, old_nr = cb->nr;
-	int ret = -ENOMEM;
+	unsigned long old_nr = cb->nr;
 
 	if (nr == old_nr)
 		return 0;
 	if (nr > old_nr &&
 	    nr - old_nr > (unsigned long)si_mem_available() >> cb->order)
 		return -ENOMEM;
-	ring = kcalloc_node(nr, sizeof(*ring), GFP_KERNEL, cpu_to_node(cb->cpu));
-	spare = kcalloc(nr + old_nr, sizeof(*spare), GFP_KERNEL);
-	if (!ring || !spare)
-		goto out;
-	for (; n < nr; n++) {
-		spare[n] = rb_page_alloc(cb->cpu, cb->order,
-					 GFP_KERNEL | __GFP_RETRY_MAYFAIL);
-		if (!spare[n])
-			goto out;
+	rs->ring = kcalloc_node(nr, sizeof(*rs->ring), GFP_KERNEL,
+				cpu_to_node(cb->cpu));
+	rs->spare = kcalloc(nr, sizeof(*rs->spare), GFP_KERNEL);
+	if (!rs->ring || !rs->spare)
+		return -ENOMEM;
+	for (; rs->n < nr; rs->n++) {
+		rs->spare[rs->n] = rb_page_alloc(cb->cpu, cb->order,
+						 GFP_KERNEL | __GFP_RETRY_MAYFAIL);
+		if (!rs->spare[rs->n])
+			return -ENOMEM;
 	}
+	return 0;
+}
+
+/* Free what rb_resize_install() did not take. */
+static void rb_resize_free(struct rb_cpu *cb, struct rb_resize *rs)
+{
+	unsigned long i;
+
+	for (i = 0; i < rs->n; i++)
+		rb_page_free(rs->spare[i], cb->order);
+	kfree(rs->spare);
+	kfree(rs->ring);
+}
+
+static void rb_resize_install(struct rb_cpu *cb, unsigned long nr,
+			      struct rb_resize *rs)
+{
+	struct rb_subbuf *old = cb->subbufs;
+	unsigned long i, used, old_nr = cb->nr;
+
+	if (!rs->ring)
+		return;
 	rb_hold_writers(cb);
 	raw_spin_lock_irq(&cb->reader_lock);
-	old = cb->subbufs;
-	used = rb_rebuild(cb, ring, nr, spare);
+	used = rb_rebuild(cb, rs->ring, nr, rs->spare);
 	raw_spin_unlock_irq(&cb->reader_lock);
 	rb_release_writers(cb);
 	/* Pages the new ring did not take over go back with the spares. */
 	for (i = 0; i < old_nr; i++)
 		rb_page_free(old[i].page, cb->order);
 	kfree(old);
-	ring = NULL;
-	ret = 0;
+	rs->ring = NULL;
 	for (i = 0; i < used; i++)
-		spare[i] = NULL;
-out:
-	for (i = 0; i < n; i++)
-		rb_page_free(spare ? spare[i] : NULL, cb->order);
-	kfree(spare);
-	kfree(ring);
-	return ret;
+		rs->spare[i] = NULL;
 }
 
 /**
@@ -2983,6 +3077,7 @@ out:
 int ring_buffer_resize(struct trace_buffer *buffer, unsigned long size,
 		       int cpu_id)
 {
+	struct rb_resize *rs;
 	unsigned long nr;
 	int cpu, ret = 0;
 
@@ -2997,14 +3092,29 @@ int ring_buffer_resize(struct trace_buffer *buffer, unsigned long size,
 		ret = -EBUSY;
 		goto out;
 	}
+	/* All or nothing: every CPU's memory first, as trace.c expects. */
+	rs = kcalloc(nr_cpu_ids, sizeof(*rs), GFP_KERNEL);
+	if (!rs) {
+		ret = -ENOMEM;
+		goto out;
+	}
 	for_each_cpu(cpu, buffer->cpumask) {
 		if (cpu_id != RING_BUFFER_ALL_CPUS && cpu != cpu_id)
 			continue;
-		ret = rb_resize_cpu(per_cpu_ptr(buffer->slots, cpu)->cb, nr);
+		ret = rb_resize_alloc(per_cpu_ptr(buffer->slots, cpu)->cb, nr,
+				      &rs[cpu]);
 		if (ret)
-			goto out;
+			break;
 	}
-	if (cpu_id == RING_BUFFER_ALL_CPUS)
+	for_each_cpu(cpu, buffer->cpumask) {
+		struct rb_cpu *cb = per_cpu_ptr(buffer->slots, cpu)->cb;
+
+		if (!ret)
+			rb_resize_install(cb, nr, &rs[cpu]);
+		rb_resize_free(cb, &rs[cpu]);
+	}
+	kfree(rs);
+	if (!ret && cpu_id == RING_BUFFER_ALL_CPUS)
 		buffer->nr_default = nr;
 out:
 	mutex_unlock(&buffer->mutex);
@@ -3143,8 +3253,13 @@ int ring_buffer_swap_cpu(struct trace_buffer *buffer_a,
 		return -EAGAIN;
 	if (atomic_read(&ca->iters) || atomic_read(&cb->iters))
 		return -EBUSY;
-	WRITE_ONCE(per_cpu_ptr(buffer_a->slots, cpu)->cb, cb);
-	WRITE_ONCE(per_cpu_ptr(buffer_b->slots, cpu)->cb, ca);
+	/*
+	 * Release: a writer on another CPU that finds the ring through the
+	 * slot sees it initialised (pairs with the address dependency of the
+	 * READ_ONCE() in rb_enter()).
+	 */
+	smp_store_release(&per_cpu_ptr(buffer_a->slots, cpu)->cb, cb);
+	smp_store_release(&per_cpu_ptr(buffer_b->slots, cpu)->cb, ca);
 	return 0;
 }
 EXPORT_SYMBOL_GPL(ring_buffer_swap_cpu);
@@ -3218,6 +3333,7 @@ static void rb_reorder_cpu(struct rb_cpu *cb, unsigned int order,
 	swap(cb->rd.copy, ro->copy);
 	rb_set_geometry(cb, order);
 	rb_cpu_clear(cb, 0);
+	rb_number(cb);
 	local_set(&cb->committed, committed);
 	local_set(&cb->overrun, overrun);
 	local_set(&cb->commit_overrun, commit_overrun);
@@ -4168,12 +4284,31 @@ static void rb_map_pages(struct rb_cpu *cb, struct rb_data_page **pages)
 	}
 }
 
-/* First mapping: number the pages and fill in the meta page. */
+/*
+ * On @cb's CPU with interrupts off, after every writer sees cb->mapped:
+ * from now on each publication stores the live page's commit word.  With
+ * no writer inside, publish now as an outermost writer would (writers of
+ * NMIs nest in it), so that the live page shows what is already there;
+ * else the writer we interrupted does it when it leaves.
+ */
+static void rb_map_publish(void *arg)
+{
+	struct rb_cpu *cb = arg;
+
+	/* Writers that see cb->mapped store NULL too (rb_page_commits()). */
+	WRITE_ONCE(cb->ptail, NULL);
+	if (READ_ONCE(cb->top) != RB_TOP_NONE)
+		return;
+	WRITE_ONCE(cb->top, RB_TOP_BUSY);
+	/* The guard is ours before we publish. */
+	barrier();
+	rb_end_commit(cb, RB_TOP_NONE);
+}
+
+/* First mapping: fill in the meta page.  Writers go on all along. */
 static int rb_map_first(struct rb_cpu *cb)
 {
 	struct trace_buffer_meta *m;
-	u64 head, commit;
-	unsigned long i;
 
 	m = (void *)rb_page_alloc(cb->cpu, cb->order, GFP_KERNEL);
 	if (!m)
@@ -4182,28 +4317,18 @@ static int rb_map_first(struct rb_cpu *cb)
 	m->meta_struct_len = sizeof(*m);
 	m->subbuf_size = PAGE_SIZE << cb->order;
 	m->nr_subbufs = cb->nr + 1;
-	/* rb_mark() moves ids: none may run while they are handed out. */
-	rb_hold_writers(cb);
 	raw_spin_lock_irq(&cb->reader_lock);
-	/* From here on every publication stores the live page commit. */
-	cb->ptail = NULL;
-	commit = local64_read(&cb->commit);
-	local_set(&rb_slot_of(cb, rb_pseq(cb, commit))->page->commit,
-		  rb_poff(cb, commit));
-	head = atomic64_read(&cb->head);
-	cb->rd_id = 0;
-	for (i = 0; i < cb->nr; i++) {
-		struct rb_subbuf *sb = rb_slot_of(cb, head + i);
-
-		if (atomic_long_read(&sb->tag) & RB_TAKEN)
-			sb->next_id = i + 1;
-		else
-			sb->id = i + 1;
-	}
 	cb->meta = m;
 	rb_meta_update(cb, 0);
 	raw_spin_unlock_irq(&cb->reader_lock);
-	rb_release_writers(cb);
+	/* Writers that began before cb->mapped was set may still set ptail. */
+	synchronize_rcu();
+	if (smp_call_function_single(cb->cpu, rb_map_publish, cb, 1)) {
+		/* The CPU is offline: none of its writers can run. */
+		local_irq_disable();
+		rb_map_publish(cb);
+		local_irq_enable();
+	}
 	return 0;
 }
 

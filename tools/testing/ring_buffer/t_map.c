@@ -853,6 +853,55 @@ static int test_map_vs_read_page(void)
 	return bad;
 }
 
+/*
+ * Mapping a live ring stops no writer: an event written while the first
+ * ring_buffer_map() waits for a grace period is recorded, and the
+ * sub-buffer the writer is in shows every event written before the map.
+ */
+static struct trace_buffer *mt_live_buf;
+static int mt_live_ret = -1;
+
+static void mt_live_write(void)
+{
+	mt_live_ret = mt_write(mt_live_buf, 0, 40, 5);
+}
+
+static int test_map_keeps_recording(void)
+{
+	struct trace_buffer *b = mt_alloc(8 * PAGE_SIZE, RB_FL_OVERWRITE);
+	static struct mt_reader r;
+	struct t_map m;
+	u32 seq;
+	int ret;
+
+	T_ASSERT(b);
+	for (u32 i = 0; i < 5; i++)
+		T_EQ(mt_write(b, 0, 40, i), 0);
+	mt_live_buf = b;
+	mt_live_ret = -1;
+	sim_after_gp_fn = mt_live_write;
+	ret = t_map(&m, b, 0);
+	sim_after_gp_fn = NULL;
+	T_EQ(ret, 0);
+	/* (stock's map waits for no grace period: write right after it) */
+	if (mt_live_ret == -1)
+		mt_live_write();
+	T_EQ(mt_live_ret, 0);
+	T_EQ(ring_buffer_dropped_events_cpu(b, 0), 0);
+	T_EQ(ring_buffer_entries_cpu(b, 0), 6);
+	mt_reader_init(&r, &m);
+	if (mt_get_reader(&r))
+		return 1;
+	T_EQ(r.n - r.first, 6);
+	for (int i = 0; i < 6; i++) {
+		T_ASSERT(mt_event_ok(&r.ev[r.first + i], 40, &seq));
+		T_EQ(seq, i);
+	}
+	T_EQ(t_unmap(&m), 0);
+	ring_buffer_free(b);
+	return 0;
+}
+
 const struct rb_case rb_map_cases[] = {
 	{ "map_bad_input", test_map_bad_input },
 	{ "map_layout_and_meta", test_map_layout },
@@ -864,5 +913,6 @@ const struct rb_case rb_map_cases[] = {
 	{ "map_reset", test_map_reset },
 	{ "map_big_subbufs", test_map_big_subbufs },
 	{ "map_vs_read_page", test_map_vs_read_page },
+	{ "map_keeps_recording", test_map_keeps_recording },
 };
 const int rb_nr_map_cases = ARRAY_SIZE(rb_map_cases);

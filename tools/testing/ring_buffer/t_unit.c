@@ -894,6 +894,57 @@ static int test_order_change_fails_midway(void)
 	return 0;
 }
 
+/*
+ * A resize of every CPU that runs out of memory part way changes nothing:
+ * the n-th allocation fails, for every n until the resize succeeds.
+ */
+static int test_resize_fails_midway(void)
+{
+	int fails = 0;
+
+	for (long n = 1; n < 1000; n++) {
+		struct trace_buffer *b = t_alloc(16 * PAGE_SIZE, RB_FL_OVERWRITE);
+		unsigned long before[NR_CPUS];
+		int cpu, ret;
+
+		T_ASSERT(b);
+		for_each_online_cpu(cpu) {
+			before[cpu] = ring_buffer_size(b, cpu);
+			sim_bind(cpu);
+			ret = t_write(b, 16, cpu);
+			sim_bind(0);
+			T_EQ(ret, 0);
+		}
+		sim_fail_alloc_after(n);
+		ret = ring_buffer_resize(b, 64 * PAGE_SIZE, RING_BUFFER_ALL_CPUS);
+		sim_fail_alloc_after(0);
+		if (!ret) {
+			for_each_online_cpu(cpu)
+				T_ASSERT(ring_buffer_size(b, cpu) > before[cpu]);
+			ring_buffer_free(b);
+			break;
+		}
+		T_EQ(ret, -ENOMEM);
+		fails++;
+		for_each_online_cpu(cpu) {
+			if (ring_buffer_size(b, cpu) != before[cpu])
+				T_FAIL("allocation %ld failed: cpu %d size %lu, was %lu", n,
+				       cpu, ring_buffer_size(b, cpu), before[cpu]);
+			sim_bind(cpu);
+			ret = t_write(b, 16, 100 + cpu);
+			sim_bind(0);
+			T_EQ(ret, 0);
+			if (t_consume_check(b, cpu, 16, cpu, (u64)-1, 0) ||
+			    t_consume_check(b, cpu, 16, 100 + cpu, (u64)-1, 0))
+				return 1;
+		}
+		ring_buffer_free(b);
+	}
+	/* every CPU's allocations were failed in turn */
+	T_ASSERT(fails > 4 * 64);
+	return 0;
+}
+
 static struct trace_buffer *t_pc_buf;
 static int t_pc_discard;
 
@@ -1358,6 +1409,50 @@ static int test_lost_where_the_gap_is(void)
 	if (t_lo_check(b, bad, n + 1))
 		return 1;
 	T_ASSERT(t_lo_lost[0] > 0);
+	ring_buffer_free(b);
+	return 0;
+}
+
+/*
+ * The consuming reader takes sub-buffers out from under an iterator:
+ * that is no loss.  The iterator goes on from the reader's position and
+ * reports nothing dropped (overrun stays 0).
+ */
+static int test_iter_passed_by_reader(void)
+{
+	struct trace_buffer *b = t_alloc(64 * PAGE_SIZE, RB_FL_OVERWRITE);
+	struct ring_buffer_event *e;
+	struct ring_buffer_iter *it;
+	u32 i, seed;
+
+	T_ASSERT(b);
+	for (i = 0; i < 400; i++)
+		T_EQ(t_write(b, 60, i), 0);
+	it = ring_buffer_read_start(b, 0, GFP_KERNEL);
+	T_ASSERT(it);
+	for (i = 0; i < 5; i++) {
+		e = ring_buffer_iter_peek(it, NULL);
+		T_ASSERT(e && t_check(ring_buffer_event_data(e), 60, i));
+		ring_buffer_iter_advance(it);
+	}
+	for (i = 0; i < 200; i++)
+		T_ASSERT(ring_buffer_consume(b, 0, NULL, NULL));
+	/*
+	 * What the iterator had copied may still come (ours: the rest of
+	 * its sub-buffer), then the reader's position, in order.
+	 */
+	for (seed = 5; (e = ring_buffer_iter_peek(it, NULL)); seed++) {
+		T_ASSERT(!ring_buffer_iter_dropped(it));
+		if (seed < 200 && !t_check(ring_buffer_event_data(e), 60, seed))
+			seed = 200;
+		if (!t_check(ring_buffer_event_data(e), 60, seed))
+			T_FAIL("the iterator shows something else than event %u", seed);
+		ring_buffer_iter_advance(it);
+	}
+	T_EQ(seed, 400);
+	T_ASSERT(!ring_buffer_iter_dropped(it));
+	T_EQ(ring_buffer_overrun_cpu(b, 0), 0);
+	ring_buffer_read_finish(it);
 	ring_buffer_free(b);
 	return 0;
 }
@@ -2018,6 +2113,7 @@ const struct rb_case rb_unit_cases[] = {
 	{ "unit_recursion_and_nesting", test_recursion_nesting },
 	{ "unit_event_data_zero_header", test_event_data_zero_header },
 	{ "unit_iterator", test_iterator },
+	{ "unit_iterator_passed_by_reader", test_iter_passed_by_reader },
 	{ "unit_read_page", test_read_page },
 	{ "unit_discard_in_page", test_discard_in_page },
 	{ "unit_counters", test_counters },
@@ -2029,6 +2125,7 @@ const struct rb_case rb_unit_cases[] = {
 	{ "unit_record_on_off", test_record_on_off },
 	{ "unit_subbuf_order", test_subbuf_order },
 	{ "unit_order_change_fails_midway", test_order_change_fails_midway },
+	{ "unit_resize_fails_midway", test_resize_fails_midway },
 	{ "unit_header_text", test_headers_text },
 	{ "unit_clock_jumps", test_clock_jumps },
 	{ "unit_wait_wake_poll", test_wait_wake },

@@ -1055,6 +1055,9 @@ static inline void init_irq_work(struct irq_work *w, void (*f)(struct irq_work *
 bool irq_work_queue(struct irq_work *w);
 void irq_work_sync(struct irq_work *w);
 #define irq_work_queue_on(w, cpu) irq_work_queue(w)
+typedef void (*smp_call_func_t)(void *info);
+/* fn in interrupt context on simulated CPU cpu; -ENXIO when it is offline */
+int smp_call_function_single(int cpu, smp_call_func_t fn, void *info, int wait);
 
 /* wait queues: a generation counter bumped by every wake-up */
 struct wait_queue_head { spinlock_t lock; u64 opaque[16]; unsigned long gen; };

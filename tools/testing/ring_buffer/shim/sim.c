@@ -263,6 +263,31 @@ static void sim_run_on(int cpu, void (*fn)(void *), void *arg)
 	sim_ctx.cpu = saved;
 }
 
+/*
+ * An IPI: fn runs on simulated CPU cpu as an interrupt, irqs off, between
+ * the non-preemptible sections of the threads on that CPU (exclusive mode).
+ */
+int smp_call_function_single(int cpu, smp_call_func_t fn, void *info, int wait)
+{
+	struct sim_ctx saved = sim_ctx;
+	int taken;
+
+	(void)wait;
+	if (!cpu_online(cpu))
+		return -ENXIO;
+	sim_ctx.cpu = cpu;
+	sim_ctx.pc = HARDIRQ_OFFSET;
+	sim_ctx.irqs_off = 1;
+	sim_ctx.depth++;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	taken = sim_intr_take();
+	fn(info);
+	sim_intr_give(taken);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	sim_ctx = saved;
+	return 0;
+}
+
 __thread void *sim_local_split_at;
 __thread void (*sim_local_split_fn)(void);
 void (*sim_after_gp_fn)(void);
