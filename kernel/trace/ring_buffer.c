@@ -19,7 +19,9 @@
  * cb->top, the recursion guard, holds the innermost writer's context key
  * (interrupting contexts have larger keys).  The outermost writer
  * publishes cb->write as cb->commit after a write barrier: nested writers
- * have finished by then, so every claimed byte is written.
+ * have finished by then, so every claimed byte is written.  cb->tail, the
+ * slot the fast path writes into, is stored again until it names write's
+ * sub-buffer (rb_set_tail()): an interrupt may move on before our store.
  *
  * Time.  An event stores the delta to the one before it, trusted only when
  * (stamp, stamp_pos), the last claim's stamp and end, ends where the claim
@@ -31,7 +33,8 @@
  * (1) checks that the old lap is fully committed (else the event is
  * refused: commit overrun), (2) checks cb->head, the oldest sub-buffer not
  * retired: a full ring drops the event, or in overwrite mode the writer
- * retires the oldest with a cmpxchg on cb->head (overrun), and (3) stores
+ * retires the oldest with a cmpxchg on cb->head, then counts it (overrun;
+ * cb->pushing tells readers a count is on its way), and (3) stores
  * the new seq into the slot, then a write barrier, then data.
  *
  * Read side.  The consuming reader takes the head sub-buffer out of the
