@@ -2586,6 +2586,9 @@ static const char *rb_range_check(struct trace_buffer *buffer,
 			any = true;
 		}
 	}
+	/* Positions are numbers << shift: keep half the range in reserve. */
+	if (any && *last > U64_MAX >> (cb->shift + 1))
+		return "sub-buffer numbers out of range";
 	s = max_t(u64, local64_read(&pm->head), READ_ONCE(pm->rd));
 	if (!any || s > *last) {
 		*first = *last + 1;

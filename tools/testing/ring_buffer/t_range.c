@@ -1346,6 +1346,84 @@ static int t_fz_dirty_in(const u8 *from, const u8 *to)
 static u8 t_fz_seen[T_MAX_EV];
 
 /*
+ * Sub-buffer numbers, head and rd consistent with each other but near
+ * 2^64 >> PAGE_SHIFT: positions (number << shift) would overflow.  The
+ * next boot must not keep them as they are: its first write must return
+ * (in a child, with a deadline), and what is written then reads back.
+ */
+static int t_huge_child(struct trace_buffer *b)
+{
+	struct ring_buffer_event *e;
+	int n = 0;
+
+	sim_bind(0);
+	for (int i = 0; i < 10; i++)
+		if (t_put(b, 40, 5000000 + i))
+			return 2;
+	while ((e = ring_buffer_consume(b, 0, NULL, NULL)))
+		n++;
+	return n >= 10 ? 0 : 3;
+}
+
+static int test_range_huge_numbers(void)
+{
+	size_t part, n;
+	struct trace_buffer *b;
+	struct t_area a;
+	u64 *pm, *seq;
+	int st = 0;
+	pid_t pid;
+
+	T_ASSERT(!t_area_get(&a, T_BASIC_PAGES));
+	b = t_boot(&a, RB_FL_OVERWRITE);
+	T_ASSERT(b);
+	sim_bind(0);
+	for (int i = 0; i < 50; i++)
+		T_EQ(t_put(b, 40, 1000000 + i * 1000), 0);
+	ring_buffer_free(b);
+	/* CPU 0's part: magic and cpu (u32 each), head, rd, seq[n] */
+	part = (a.size - PAGE_SIZE) / T_NCPU / PAGE_SIZE * PAGE_SIZE;
+	for (n = part / PAGE_SIZE; n >= 3; n--)
+		if (ALIGN(24 + n * 8, PAGE_SIZE) + n * PAGE_SIZE <= part)
+			break;
+	pm = (u64 *)(a.start + PAGE_SIZE);
+	seq = pm + 3;
+	for (size_t i = 0; i < n; i++)
+		if (seq[i] != ~0ULL)
+			seq[i] += 1ULL << 52;
+	pm[1] += 1ULL << 52;
+	pm[2] += 1ULL << 52;
+	b = t_boot(&a, RB_FL_OVERWRITE);
+	T_ASSERT(b);
+#ifndef RB_STOCK
+	/* ours refuses them with one line */
+	if (t_log_count(0, "sub-buffer numbers out of range") != 1) {
+		t_log_dump();
+		T_FAIL("no line for CPU 0's numbers");
+	}
+#endif
+	fflush(NULL);
+	pid = fork();
+	if (!pid)
+		_exit(t_huge_child(b));
+	for (int i = 0; i < 200 && waitpid(pid, &st, WNOHANG) == 0; i++)
+		usleep(50000);
+	if (waitpid(pid, &st, WNOHANG) == 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &st, 0);
+		t_log_dump();
+		T_FAIL("the first writes after the boot did not return in 10 s");
+	}
+	if (!WIFEXITED(st) || WEXITSTATUS(st)) {
+		t_log_dump();
+		T_FAIL("the writes after the boot: wait status %#x", st);
+	}
+	ring_buffer_free(b);
+	t_area_put(&a);
+	return 0;
+}
+
+/*
  * Read every CPU of @b: each event intact, written on that CPU and new to
  * this boot, unless a changed byte lies in it or before it in its
  * sub-buffer (a changed header can make the rest of the sub-buffer parse
@@ -1572,6 +1650,7 @@ const struct rb_case rb_range_cases[] = {
 	{ "range_meta_file", test_range_meta_file },
 	{ "range_panic", test_range_panic },
 	{ "range_uncommitted", test_range_uncommitted },
+	{ "range_huge_numbers", test_range_huge_numbers },
 	{ "range_fuzz", test_range_fuzz },
 };
 const int rb_nr_range_cases = sizeof(rb_range_cases) / sizeof(rb_range_cases[0]);
