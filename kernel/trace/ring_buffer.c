@@ -2482,6 +2482,33 @@ static struct rb_data_page *rb_range_page(struct rb_cpu *cb, unsigned long i)
 }
 
 /* Geometry of the range, and whether it holds a header of ours. */
+/*
+ * Does some CPU's part hold sub-buffers it would keep?  Asked before the
+ * CPUs are attached (6.12 makes boot instances before the other CPUs come
+ * up, and asks for the KASLR delta right away); each part is validated in
+ * full when its CPU attaches.
+ */
+static bool rb_range_any_kept(struct trace_buffer *buffer)
+{
+	unsigned long cpu, i;
+
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
+		struct rb_range_cpu *pm = (void *)(buffer->range_start +
+				PAGE_SIZE + cpu * buffer->range_part);
+		u64 from = max_t(u64, local64_read(&pm->head), READ_ONCE(pm->rd));
+
+		if (READ_ONCE(pm->magic) != RB_RANGE_MAGIC || pm->cpu != cpu)
+			continue;
+		for (i = 0; i < buffer->range_pages; i++) {
+			u64 s = READ_ONCE(pm->seq[i]);
+
+			if (s != RB_RANGE_NONE && s >= from)
+				return true;
+		}
+	}
+	return false;
+}
+
 static int rb_range_setup(struct trace_buffer *buffer, unsigned long start,
 			  unsigned long size)
 {
@@ -2511,6 +2538,7 @@ static int rb_range_setup(struct trace_buffer *buffer, unsigned long start,
 	if (buffer->range_valid) {
 		buffer->text_delta = (unsigned long)_text - hdr->text_addr;
 		buffer->data_delta = (unsigned long)_sdata - hdr->data_addr;
+		buffer->range_kept = rb_range_any_kept(buffer);
 	}
 	hdr->magic = RB_RANGE_MAGIC;
 	hdr->layout = RB_RANGE_LAYOUT;
