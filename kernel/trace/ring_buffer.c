@@ -1503,6 +1503,14 @@ static bool rb_take(struct rb_cpu *cb)
 	 * Stable while the tag is @seq, not taken: the cmpxchg checks it.
 	 */
 	smp_rmb();	/* pairs with rb_end_commit() */
+	/*
+	 * Pushed out already: do not touch the slot.  A take that lost the
+	 * head cmpxchg below left it taken, with our old spare in next;
+	 * rb_rd_sync() waits while the push is counted, so we may be back
+	 * here for the same seq, and must not store over next again.
+	 */
+	if (atomic64_read(&cb->head) != head)
+		return false;
 	page = READ_ONCE(sb->page);
 	base = READ_ONCE(sb->retired);
 	id = READ_ONCE(sb->id);
