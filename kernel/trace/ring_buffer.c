@@ -937,7 +937,7 @@ static noinline void rb_page_commits(struct rb_cpu *cb, u64 w)
  */
 static __always_inline void rb_set_page_commit(struct rb_cpu *cb, u64 w)
 {
-	if (unlikely(READ_ONCE(cb->tail) != READ_ONCE(cb->ptail)))
+	if (unlikely(READ_ONCE(cb->tail) != cb->ptail))
 		rb_page_commits(cb, w);
 }
 
@@ -4326,16 +4326,22 @@ static void rb_map_pages(struct rb_cpu *cb, struct rb_data_page **pages)
 	}
 }
 
+struct rb_map_sync {
+	struct rb_cpu		*cb;
+	bool			done;
+};
+
 /*
- * On @cb's CPU with interrupts off, after every writer sees cb->mapped:
- * from now on each publication stores the live page's commit word.  With
- * no writer inside, publish now as an outermost writer would (writers of
- * NMIs nest in it), so that the live page shows what is already there;
- * else the writer we interrupted does it when it leaves.
+ * On the ring's CPU with interrupts off, after every writer sees
+ * cb->mapped: from now on each publication stores the live page's commit
+ * word.  Publish now as an outermost writer would (writers of NMIs nest
+ * in it), so that the live page shows what is already there.  With a
+ * writer inside, which may have looked at ptail already, try again.
  */
 static void rb_map_publish(void *arg)
 {
-	struct rb_cpu *cb = arg;
+	struct rb_map_sync *ms = arg;
+	struct rb_cpu *cb = ms->cb;
 
 	/* Writers that see cb->mapped store NULL too (rb_page_commits()). */
 	WRITE_ONCE(cb->ptail, NULL);
@@ -4345,12 +4351,15 @@ static void rb_map_publish(void *arg)
 	/* The guard is ours before we publish. */
 	barrier();
 	rb_end_commit(cb, RB_TOP_NONE);
+	ms->done = true;
 }
 
 /* First mapping: fill in the meta page.  Writers go on all along. */
 static int rb_map_first(struct rb_cpu *cb)
 {
+	struct rb_map_sync ms = { .cb = cb };
 	struct trace_buffer_meta *m;
+	int tries;
 
 	m = (void *)rb_page_alloc(cb->cpu, cb->order, GFP_KERNEL);
 	if (!m)
@@ -4365,11 +4374,15 @@ static int rb_map_first(struct rb_cpu *cb)
 	raw_spin_unlock_irq(&cb->reader_lock);
 	/* Writers that began before cb->mapped was set may still set ptail. */
 	synchronize_rcu();
-	if (smp_call_function_single(cb->cpu, rb_map_publish, cb, 1)) {
-		/* The CPU is offline: none of its writers can run. */
-		local_irq_disable();
-		rb_map_publish(cb);
-		local_irq_enable();
+	/* A writer leaves soon; if none ever does, the next one publishes. */
+	for (tries = 0; !ms.done && tries < RB_READ_TRIES; tries++) {
+		if (smp_call_function_single(cb->cpu, rb_map_publish, &ms, 1)) {
+			/* The CPU is offline: none of its writers can run. */
+			local_irq_disable();
+			rb_map_publish(&ms);
+			local_irq_enable();
+		}
+		cond_resched();
 	}
 	return 0;
 }
