@@ -38,7 +38,7 @@
 #                       checks (vm/persist.sh FLAVOUR runs them alone)
 #   HERD7=PATH          herd7 for make litmus/test (else herd7 on PATH)
 #   HERDTOOLS=TARBALL   herdtools7-*.tar.xz: herd7 built from it once under
-#                       build/herdtools7/ (.ci/run passes the vendored one);
+#                       ~/.cache/herdtools7/ (.ci/run passes the vendored one);
 #                       with no herd7 at all the litmus stage is SKIPPED
 #   VERBOSE=1           show every line of the kernel build
 #   LOOPS=N             make bench: getppid calls per syscall run (500000)

@@ -1467,6 +1467,143 @@ static int test_iter_passed_by_reader(void)
 	return 0;
 }
 
+/*
+ * The reader is interrupted: after every instruction of read_page() (which
+ * takes the head sub-buffer and hands its page out) and a consume, an irq
+ * writes events that cross one or two sub-buffer boundaries.  Before the
+ * sweep the reader has already handed a page out and freed it.  Every
+ * event comes back once, in order, and every page is in one place (the
+ * child frees the buffer: ASan reports a page held twice or written after
+ * it was handed out).
+ */
+#define T_RP_MAX 512
+static u32 t_rp_irq_nr;
+
+static void t_rp_irq(void)
+{
+	static u32 buf[1024];
+
+	t_enter(HARDIRQ_OFFSET);
+	for (int i = 0; i < 3; i++) {
+		u32 len = i == 2 ? 64 : 4000;
+
+		buf[0] = 10000 + t_rp_irq_nr;
+		if (!ring_buffer_write(t_pc_buf, len, buf))
+			t_rp_irq_nr++;
+	}
+	t_leave(HARDIRQ_OFFSET);
+}
+
+/* Seeds in order: task events 0.., irq events 10000.., each once. */
+static int t_rp_seen(u32 seed, u32 *next_task, u32 *next_irq)
+{
+	u32 *next = seed >= 10000 ? next_irq : next_task;
+	u32 base = seed >= 10000 ? 10000 : 0;
+
+	if (seed != base + *next) {
+		printf("# event %u where %u was next\n", seed, base + *next);
+		return 1;
+	}
+	(*next)++;
+	return 0;
+}
+
+static int t_rp_check(struct trace_buffer *b, u32 task, int got, u32 *seeds)
+{
+	struct ring_buffer_event *e;
+	u32 nt = 0, ni = 0, seed;
+
+	for (int i = 0; i < got; i++)
+		if (t_rp_seen(seeds[i], &nt, &ni))
+			return 1;
+	while ((e = ring_buffer_consume(b, 0, NULL, NULL))) {
+		memcpy(&seed, ring_buffer_event_data(e), 4);
+		if (t_rp_seen(seed, &nt, &ni))
+			return 1;
+	}
+	T_EQ(ring_buffer_overrun_cpu(b, 0), 0);
+	T_EQ(nt, task);
+	T_EQ(ni, t_rp_irq_nr);
+	return 0;
+}
+
+/* The reads the interrupt sweeps over; the page is parsed afterwards. */
+static int t_rp_read(struct trace_buffer *b, struct buffer_data_read_page *rp,
+		     u32 *seed)
+{
+	struct ring_buffer_event *e;
+	int ret;
+
+	ret = ring_buffer_read_page(b, rp, PAGE_SIZE, 0, 0);
+	e = ring_buffer_consume(b, 0, NULL, NULL);
+	*seed = e ? *(u32 *)ring_buffer_event_data(e) : ~0U;
+	return ret;
+}
+
+static void t_rp_parse(struct buffer_data_read_page *rp, int ret, u32 seed,
+		       u32 *seeds, int *got)
+{
+	static struct t_pevent ev[T_RP_MAX];
+	int n = 0;
+
+	if (ret >= 0)
+		n = t_parse_page(ring_buffer_read_page_data(rp), PAGE_SIZE, ev,
+				 T_RP_MAX, NULL);
+	for (int i = 0; i < n; i++)
+		memcpy(&seeds[(*got)++], ev[i].data, 4);
+	if (seed != ~0U)
+		seeds[(*got)++] = seed;
+}
+
+static int test_irq_sweep_read_page(void)
+{
+	struct trace_buffer *b = t_alloc(32 * PAGE_SIZE, RB_FL_OVERWRITE);
+	static u32 seeds[4 * T_RP_MAX];
+	struct buffer_data_read_page *rp = NULL;
+	long points, first_bad, back;
+	u32 buf[25], task = 0, seed;
+	int ret, got = 0, status;
+
+	T_ASSERT(b);
+	t_pc_buf = b;
+	t_rp_irq_nr = 0;
+	/* three sub-buffers of 100-byte events */
+	for (; task < 3 * 39; task++) {
+		buf[0] = task;
+		T_EQ(ring_buffer_write(b, sizeof(buf), buf), 0);
+	}
+	/* one page handed out and freed already */
+	T_EQ(ring_buffer_alloc_read_page(b, 0, &rp), 0);
+	ret = t_rp_read(b, rp, &seed);
+	t_rp_parse(rp, ret, seed, seeds, &got);
+	ring_buffer_free_read_page(b, 0, rp);
+	T_ASSERT(got > 1);
+	rp = NULL;
+	T_EQ(ring_buffer_alloc_read_page(b, 0, &rp), 0);
+	T_ASSERT(sim_step_sweep(t_rp_irq, 0));
+	ret = t_rp_read(b, rp, &seed);
+	if (sim_step_end()) {
+		t_rp_parse(rp, ret, seed, seeds, &got);
+		ring_buffer_free_read_page(b, 0, rp);
+		ret = t_rp_check(b, task, got, seeds);
+
+		ring_buffer_free(b);
+		_exit(ret);
+	}
+	points = sim_step_results(&first_bad, &status, &back);
+	printf("# read_page and consume: %ld interrupt points\n", points);
+	if (first_bad)
+		T_FAIL("irq after instruction %ld of the reads: wait status %#x",
+		       first_bad, status);
+	T_ASSERT(points > 100);
+	t_rp_parse(rp, ret, seed, seeds, &got);
+	ring_buffer_free_read_page(b, 0, rp);
+	if (t_rp_check(b, task, got, seeds))
+		return 1;
+	ring_buffer_free(b);
+	return 0;
+}
+
 static int test_headers_text(void)
 {
 	static struct trace_seq s;
@@ -2110,6 +2247,7 @@ const struct rb_case rb_unit_cases[] = {
 	{ "unit_irq_at_each_instruction", test_irq_at_each_instruction },
 	{ "unit_irq_at_each_instruction_kinds", test_irq_sweep_kinds },
 	{ "unit_irq_at_each_instruction_lost", test_lost_where_the_gap_is },
+	{ "unit_irq_at_each_instruction_read_page", test_irq_sweep_read_page },
 #endif
 	{ "sim_interrupt_contexts", test_sim_interrupts },
 	{ "sim_rcu_and_warnings", test_sim_rcu_warn },

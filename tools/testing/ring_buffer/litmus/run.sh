@@ -28,7 +28,7 @@
 #   HERD7=PATH            that binary (it must find its own library, or
 #                         HERD7_LIB=DIR names it: herd7 -I DIR)
 #   HERDTOOLS=TARBALL     herdtools7-*.tar.xz, built once under
-#                         build/herdtools7/ (dune, OCaml from Debian; as root
+#                         ~/.cache/herdtools7/ (HERD_DIR=) (dune, OCaml from Debian; as root
 #                         the packages are installed when missing; about 3
 #                         minutes on 2 cores)
 #   herd7 on PATH
@@ -45,6 +45,9 @@ shopt -s nullglob
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$HERE/../../../.." && pwd)
 BUILD=${BUILD:-$REPO/build}
+# herd7 built from a tarball is a tool, not output of this tree: like
+# ccache it is kept per user, so that a fresh clone does not build it again.
+HERD_DIR=${HERD_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/herdtools7}
 PRISTINE=${KERNEL_TREE:-$BUILD/linux-6.12-pristine}
 TARBALL=${TARBALL:-/usr/src/linux-source-6.12.tar.xz}
 DOC=$REPO/Documentation/trace/ring-buffer.txt
@@ -69,7 +72,7 @@ fail_early() {
 skip() {
 	local how="get herd7 with 'opam install herdtools7' (then herd7 on PATH or HERD7=),"
 	how="$how or build it from source: HERDTOOLS=path/to/herdtools7-7.57.tar.xz"
-	how="$how (github.com/herd/herdtools7, tag 7.57; built once under build/herdtools7/)"
+	how="$how (github.com/herd/herdtools7, tag 7.57; built once under ~/.cache/herdtools7/ (HERD_DIR=))"
 	echo "KTAP version 1"
 	echo "1..0 # SKIP $1; $how"
 	msg "litmus: SKIPPED: $1"
@@ -101,7 +104,7 @@ need_pkgs() {
 
 # build_herd TARBALL: build herd7 from a herdtools7 source tarball once;
 # prints the path of a wrapper that runs it with its library.  Kept under
-# build/herdtools7/NAME/: bin/herd.exe, share/herdtools7/ (its library,
+# $HERD_DIR/NAME/ (~/.cache/herdtools7/NAME/): bin/herd.exe, share/herdtools7/ (its library,
 # where the binary looks by itself too), herd7 (the wrapper) and .built
 # (the tarball's sha256: a different tarball is built again).  The source
 # tree and dune's objects (600 MB) are removed after the build.
@@ -110,11 +113,11 @@ build_herd() {
 	tb=$(cd "$(dirname "$tb")" && pwd)/$(basename "$tb")
 	name=$(basename "$tb")
 	name=${name%.tar.*}
-	dir=$BUILD/herdtools7/$name
+	dir=$HERD_DIR/$name
 	src=$dir/src
 	sum=$(sha256sum "$tb" | cut -d' ' -f1)
-	mkdir -p "$BUILD/herdtools7"
-	exec 8> "$BUILD/herdtools7/.lock"
+	mkdir -p "$HERD_DIR"
+	exec 8> "$HERD_DIR/.lock"
 	flock 8
 	if [ "$(cat "$dir/.built" 2>/dev/null)" = "$sum" ] && [ -x "$dir/herd7" ]; then
 		msg "herd7: $dir (built before from $(basename "$tb"))"
@@ -124,7 +127,7 @@ build_herd() {
 	need_pkgs "${OCAML_PKGS[@]}" || return 1
 	rm -rf "$dir"
 	mkdir -p "$src"
-	log=$BUILD/herdtools7/$name.log
+	log=$HERD_DIR/$name.log
 	msg "building herd7 from $(basename "$tb") in $dir (log: $log; about 3 minutes on 2 cores)"
 	t0=$(date +%s)
 	if ! (
@@ -184,7 +187,7 @@ if [ -n "${HERD7:-}" ]; then
 elif [ -n "${HERDTOOLS:-}" ]; then
 	[ -f "$HERDTOOLS" ] || fail_early "HERDTOOLS=$HERDTOOLS does not exist"
 	h=$(build_herd "$HERDTOOLS") ||
-		fail_early "building herd7 from $HERDTOOLS failed, see $BUILD/herdtools7/"
+		fail_early "building herd7 from $HERDTOOLS failed, see $HERD_DIR/"
 	herd=("$h") herd_from=$h
 elif command -v herd7 >/dev/null 2>&1; then
 	herd=(herd7) herd_from=$(command -v herd7)

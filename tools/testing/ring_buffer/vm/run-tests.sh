@@ -165,7 +165,7 @@ fi
 
 # --- 1c. litmus tests of the barrier pairs: one result per test ---------------------
 # herd7 with the kernel's memory model; HERDTOOLS (from .ci/run) builds it
-# once under build/herdtools7/.  Ours only, like the model.
+# once under ~/.cache/herdtools7/.  Ours only, like the model.
 if [ "$kind" = ours ] && [ -f "$REPO/tools/testing/ring_buffer/litmus/run.sh" ]; then
 	# A relative HERDTOOLS is taken from the top of the repository.
 	if [ -n "${HERDTOOLS:-}" ] && [ -f "$HERDTOOLS" ]; then
