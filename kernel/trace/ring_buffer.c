@@ -3301,6 +3301,7 @@ int ring_buffer_swap_cpu(struct trace_buffer *buffer_a,
 	 * READ_ONCE() in rb_enter()).
 	 */
 	smp_store_release(&per_cpu_ptr(buffer_a->slots, cpu)->cb, cb);
+	/* As above: pairs with rb_enter()'s READ_ONCE(slot->cb). */
 	smp_store_release(&per_cpu_ptr(buffer_b->slots, cpu)->cb, ca);
 	return 0;
 }
