@@ -2090,6 +2090,85 @@ static int test_dropped_vs_reset(void)
 	return 0;
 }
 
+/* The seed of a 60-byte event, looked for from @from on, then below it. */
+static u32 t_seed_of(struct ring_buffer_event *e, u32 from, u32 total)
+{
+	u32 seed;
+
+	for (seed = from; seed < total; seed++)
+		if (t_check(ring_buffer_event_data(e), 60, seed))
+			return seed;
+	for (seed = 0; seed < from; seed++)
+		if (t_check(ring_buffer_event_data(e), 60, seed))
+			return seed;
+	return total;
+}
+
+/*
+ * Overwrite mode: the writer pushes out sub-buffers the iterator has
+ * already shown, then the consuming reader takes the iterator's
+ * sub-buffer and the next one.  Nothing the iterator had not shown was
+ * overwritten: it must not report a drop, and it must go on from the
+ * reader's position without skipping what the reader has not read.
+ */
+static int test_iter_overrun_behind(void)
+{
+	struct trace_buffer *b = t_alloc(4 * PAGE_SIZE, RB_FL_OVERWRITE);
+	struct ring_buffer_event *e;
+	struct ring_buffer_iter *it;
+	u32 i, n = 136, total, seed, want, last_c = 0;
+	int dropped = 0;
+
+	T_ASSERT(b);
+	for (i = 0; i < n; i++)
+		T_EQ(t_write(b, 60, i), 0);
+	it = ring_buffer_read_start(b, 0, GFP_KERNEL);
+	T_ASSERT(it);
+	for (i = 0; i < n; i++) {
+		e = ring_buffer_iter_peek(it, NULL);
+		T_ASSERT(e && t_check(ring_buffer_event_data(e), 60, i));
+		ring_buffer_iter_advance(it);
+	}
+	T_ASSERT(!ring_buffer_iter_peek(it, NULL));
+	T_ASSERT(!ring_buffer_iter_dropped(it));
+	/* the first push: only events the iterator has shown are lost */
+	for (i = n; !ring_buffer_overrun_cpu(b, 0); i++)
+		T_EQ(t_write(b, 60, i), 0);
+	total = i;
+	T_ASSERT(ring_buffer_overrun_cpu(b, 0) < n);
+	/* the reader reads 70 events past the iterator: a new sub-buffer */
+	for (;;) {
+		e = ring_buffer_consume(b, 0, NULL, NULL);
+		T_ASSERT(e);
+		seed = t_seed_of(e, last_c, total);
+		last_c = seed;
+		if (seed >= n + 70)
+			break;
+	}
+	T_ASSERT(last_c + 10 < total);
+	want = last_c + 1;
+	while ((e = ring_buffer_iter_peek(it, NULL))) {
+		dropped |= ring_buffer_iter_dropped(it);
+		seed = t_seed_of(e, n, total);
+		if (seed < n)
+			T_FAIL("event %u shown twice", seed);
+		if (seed > want)
+			T_FAIL("after event %u the iterator shows %u: %u..%u skipped, read by nobody (%s)",
+			       want - 1, seed, want, seed - 1,
+			       dropped ? "dropped reported" : "no drop reported");
+		if (seed == want)
+			want++;
+		ring_buffer_iter_advance(it);
+	}
+	dropped |= ring_buffer_iter_dropped(it);
+	T_EQ(want, total);
+	if (dropped)
+		T_FAIL("a drop reported, but the writer only overwrote events the iterator had shown");
+	ring_buffer_read_finish(it);
+	ring_buffer_free(b);
+	return 0;
+}
+
 const struct rb_case rb_unit_cases[] = {
 #ifdef __x86_64__
 	/*
@@ -2137,5 +2216,6 @@ const struct rb_case rb_unit_cases[] = {
 	{ "unit_seq_wrap", test_seq_wrap },
 	{ "unit_oldest_ts", test_oldest_ts },
 	{ "unit_dropped_vs_reset", test_dropped_vs_reset },
+	{ "unit_iter_overrun_behind", test_iter_overrun_behind },
 };
 const int rb_nr_unit_cases = ARRAY_SIZE(rb_unit_cases);
