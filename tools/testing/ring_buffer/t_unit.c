@@ -1414,6 +1414,317 @@ static int test_lost_where_the_gap_is(void)
 }
 
 /*
+ * ring_buffer_read_page() in an interrupt after every instruction of a
+ * write that moves on to the next sub-buffer and pushes the oldest out
+ * (overwrite mode, every sub-buffer full; @own: the reader already holds
+ * the oldest).  A page handed out is the caller's: nothing may change it
+ * afterwards.  Every event comes back once, in order, and each gap is
+ * reported exactly (read_page's stored count, consume's lost_events).
+ */
+#define T_RP_PAGES 2
+static struct buffer_data_read_page *t_rp_page[T_RP_PAGES];
+static u8 t_rp_snap[T_RP_PAGES][PAGE_SIZE];
+static int t_rp_got;
+
+static void t_rp_irq(void)
+{
+	t_enter(HARDIRQ_OFFSET);
+	while (t_rp_got < T_RP_PAGES &&
+	       ring_buffer_read_page(t_pc_buf, t_rp_page[t_rp_got], PAGE_SIZE, 0, 0) >= 0) {
+		memcpy(t_rp_snap[t_rp_got], ring_buffer_read_page_data(t_rp_page[t_rp_got]),
+		       PAGE_SIZE);
+		t_rp_got++;
+	}
+	t_leave(HARDIRQ_OFFSET);
+}
+
+/* One event of seed @seed after @prev with @lost reported: is it right? */
+static int t_rp_next(long *prev, u32 seed, long lost, const char *how)
+{
+	long gap = (long)seed - *prev - 1;
+
+	if (gap < 0)
+		T_FAIL("%s: event %u after %ld", how, seed, *prev);
+	if (lost >= 0 && gap != lost)
+		T_FAIL("%s: event %u after %ld, %ld reported lost", how, seed, *prev, lost);
+	if (lost == -2 && !gap)
+		T_FAIL("%s: event %u after %ld, a loss flagged", how, seed, *prev);
+	*prev = seed;
+	return 0;
+}
+
+static int t_rp_check(struct trace_buffer *b, int bad, u32 total, long first)
+{
+	static struct t_pevent ev[512];
+	struct ring_buffer_event *e;
+	unsigned long lost;
+	long prev = first;
+	int k, i, n, missed;
+
+	if (bad)
+		T_FAIL("the task's write failed");
+	for (k = 0; k < t_rp_got; k++) {
+		const u8 *d = ring_buffer_read_page_data(t_rp_page[k]);
+		unsigned long word, stored = 0;
+		long lost_k = 0;
+
+		if (memcmp(d, t_rp_snap[k], PAGE_SIZE))
+			T_FAIL("page %d changed after read_page() handed it out", k);
+		n = t_parse_page(d, PAGE_SIZE, ev, 512, &missed);
+		if (n <= 0)
+			T_FAIL("page %d: %d events", k, n);
+		memcpy(&word, d + 8, sizeof(long));
+		if (word & T_MISSED_STORED) {
+			memcpy(&stored, d + T_SB_HDR + (word & T_COMMIT_MASK), sizeof(long));
+			lost_k = stored;
+		} else if (missed) {
+			lost_k = -2;
+		}
+		for (i = 0; i < n; i++) {
+			u32 seed;
+
+			memcpy(&seed, ev[i].data, 4);
+			if (t_rp_next(&prev, seed, i ? 0 : lost_k, "read_page"))
+				return 1;
+		}
+	}
+	while ((e = ring_buffer_consume(b, 0, NULL, &lost))) {
+		u32 seed;
+
+		memcpy(&seed, ring_buffer_event_data(e), 4);
+		if (t_rp_next(&prev, seed, lost, "consume"))
+			return 1;
+	}
+	T_EQ(prev, total - 1);
+	return 0;
+}
+
+static int t_rp_run(int own)
+{
+	struct trace_buffer *b = t_alloc(4 * PAGE_SIZE, RB_FL_OVERWRITE);
+	unsigned long nr, moves = 0, room, lost;
+	long points, first_bad, back, first = -1;
+	struct ring_buffer_event *e;
+	int bad, status, k;
+	u32 n = 0;
+
+	T_ASSERT(b);
+	t_pc_buf = b;
+	t_rp_got = 0;
+	ring_buffer_set_clock(b, t_tick);
+	for (k = 0; k < T_RP_PAGES; k++) {
+		t_rp_page[k] = NULL;
+		T_EQ(ring_buffer_alloc_read_page(b, 0, &t_rp_page[k]), 0);
+	}
+	nr = t_map_ring_subbufs(b, 0);
+	while ((moves + 1 < nr || t_room(b, 0) >= 28) && n < 100000) {
+		room = t_room(b, 0);
+		T_EQ(t_lo_write(b, n++), 0);
+		moves += t_room(b, 0) > room;
+	}
+	if (own) {
+		e = ring_buffer_consume(b, 0, NULL, &lost);
+		T_ASSERT(e);
+		u32 seed;
+
+		memcpy(&seed, ring_buffer_event_data(e), 4);
+		T_EQ(seed, 0);
+		first = 0;
+	}
+	T_ASSERT(sim_step_sweep(t_rp_irq, 0));
+	bad = t_lo_write(b, n);
+	bad |= t_lo_write(b, n + 1);
+	if (sim_step_end())
+		_exit(t_rp_check(b, bad, n + 2, first));
+	points = sim_step_results(&first_bad, &status, &back);
+	printf("# reader %s: %ld interrupt points\n", own ? "holds the oldest" : "holds nothing",
+	       points);
+	if (first_bad)
+		T_FAIL("read_page in an irq after instruction %ld of the writes: wait status %#x",
+		       first_bad, status);
+	T_ASSERT(points > 100);
+	if (t_rp_check(b, bad, n + 2, first))
+		return 1;
+	for (k = 0; k < T_RP_PAGES; k++)
+		ring_buffer_free_read_page(b, 0, t_rp_page[k]);
+	ring_buffer_free(b);
+	return 0;
+}
+
+static int test_read_page_at_each_instruction(void)
+{
+#ifdef RB_STOCK
+	T_SKIP("stock 6.12 spins in rb_set_head_page() when a reader interrupts a writer's head page update on its CPU");
+#endif
+	return t_rp_run(0) || t_rp_run(1);
+}
+
+/*
+ * The other way round: a writer in an NMI after every instruction of the
+ * reads (consume, read_page, consume), the ring full in overwrite mode, so
+ * that the NMI pushes out the sub-buffer the reader is taking.  @subbufs:
+ * how many sub-buffers the NMI's events move on by.  Every event comes back
+ * once, in order, gaps exactly reported, the handed-out page unchanged.
+ */
+static u32 t_rw_n, t_rw_moves;
+static u32 t_rw_seen[T_LO_MAX];
+static unsigned long t_rw_lost[T_LO_MAX];
+static u32 t_rw_nr;
+
+static void t_rw_nmi(void)
+{
+	struct trace_buffer *b = t_pc_buf;
+	unsigned long room;
+	u32 moved = 0;
+
+	/* where NMIs may not write (RB_CFG_WEAK), an irq */
+	t_enter(T_NMI_REFUSED ? HARDIRQ_OFFSET : NMI_OFFSET);
+	while (moved < t_rw_moves) {
+		room = t_room(b, 0);
+		if (t_lo_write(b, t_rw_n))
+			break;
+		t_rw_n++;
+		moved += t_room(b, 0) > room;
+	}
+	t_leave(T_NMI_REFUSED ? HARDIRQ_OFFSET : NMI_OFFSET);
+}
+
+static int t_rw_note(u32 seed, unsigned long lost)
+{
+	if (t_rw_nr >= T_LO_MAX)
+		return 0;
+	t_rw_seen[t_rw_nr] = seed;
+	t_rw_lost[t_rw_nr++] = lost;
+	return 0;
+}
+
+static int t_rw_reads(struct trace_buffer *b)
+{
+	static struct t_pevent ev[512];
+	struct ring_buffer_event *e;
+	unsigned long lost, word;
+	int n, i, missed;
+	u32 seed;
+
+	for (int k = 0; k < 3; k++) {
+		if (k != 1) {
+			e = ring_buffer_consume(b, 0, NULL, &lost);
+			if (e) {
+				memcpy(&seed, ring_buffer_event_data(e), 4);
+				t_rw_note(seed, lost);
+			}
+			continue;
+		}
+		if (ring_buffer_read_page(b, t_rp_page[0], PAGE_SIZE, 0, 0) < 0)
+			continue;
+		memcpy(t_rp_snap[0], ring_buffer_read_page_data(t_rp_page[0]), PAGE_SIZE);
+		t_rp_got = 1;
+		n = t_parse_page(t_rp_snap[0], PAGE_SIZE, ev, 512, &missed);
+		if (n <= 0)
+			return 1;
+		memcpy(&word, t_rp_snap[0] + 8, sizeof(long));
+		lost = 0;
+		if (word & T_MISSED_STORED)
+			memcpy(&lost, t_rp_snap[0] + T_SB_HDR + (word & T_COMMIT_MASK),
+			       sizeof(long));
+		else if (missed)
+			lost = ~0UL;
+		for (i = 0; i < n; i++) {
+			memcpy(&seed, ev[i].data, 4);
+			t_rw_note(seed, i ? 0 : lost);
+		}
+	}
+	return 0;
+}
+
+static int t_rw_check(struct trace_buffer *b, int bad, long first)
+{
+	struct ring_buffer_event *e;
+	unsigned long lost;
+	long prev = first;
+	u32 seed;
+
+	if (bad)
+		T_FAIL("read_page's page did not parse");
+	if (t_rp_got && memcmp(ring_buffer_read_page_data(t_rp_page[0]), t_rp_snap[0], PAGE_SIZE))
+		T_FAIL("the page read_page() handed out changed afterwards");
+	while ((e = ring_buffer_consume(b, 0, NULL, &lost))) {
+		memcpy(&seed, ring_buffer_event_data(e), 4);
+		t_rw_note(seed, lost);
+	}
+	for (u32 i = 0; i < t_rw_nr; i++) {
+		long gap = (long)t_rw_seen[i] - prev - 1;
+
+		if (gap < 0 || (t_rw_lost[i] != ~0UL && gap != (long)t_rw_lost[i]) ||
+		    (t_rw_lost[i] == ~0UL && !gap))
+			T_FAIL("read %u: event %u after %ld reported %ld lost, the gap is %ld",
+			       i, t_rw_seen[i], prev, (long)t_rw_lost[i], gap);
+		prev = t_rw_seen[i];
+	}
+	T_EQ(prev, (long)t_rw_n - 1);
+	return 0;
+}
+
+static int t_rw_run(u32 moves, int own)
+{
+	struct trace_buffer *b = t_alloc(4 * PAGE_SIZE, RB_FL_OVERWRITE);
+	unsigned long nr, nmoves = 0, room, lost;
+	long points, first_bad, back, first = -1;
+	struct ring_buffer_event *e;
+	int bad, status;
+	u32 n = 0;
+
+	T_ASSERT(b);
+	t_pc_buf = b;
+	t_rp_got = 0;
+	t_rw_nr = 0;
+	t_rw_moves = moves;
+	ring_buffer_set_clock(b, t_tick);
+	t_rp_page[0] = NULL;
+	T_EQ(ring_buffer_alloc_read_page(b, 0, &t_rp_page[0]), 0);
+	nr = t_map_ring_subbufs(b, 0);
+	while ((nmoves + 1 < nr || t_room(b, 0) >= 28) && n < 100000) {
+		room = t_room(b, 0);
+		T_EQ(t_lo_write(b, n++), 0);
+		nmoves += t_room(b, 0) > room;
+	}
+	t_rw_n = n;
+	if (own) {
+		u32 seed;
+
+		e = ring_buffer_consume(b, 0, NULL, &lost);
+		T_ASSERT(e);
+		memcpy(&seed, ring_buffer_event_data(e), 4);
+		T_EQ(seed, 0);
+		first = 0;
+	}
+	T_ASSERT(sim_step_sweep(t_rw_nmi, 0));
+	bad = t_rw_reads(b);
+	if (sim_step_end())
+		_exit(t_rw_check(b, bad, first));
+	points = sim_step_results(&first_bad, &status, &back);
+	printf("# NMI moving %u, reader %s: %ld interrupt points\n", moves,
+	       own ? "holds the oldest" : "holds nothing", points);
+	if (first_bad)
+		T_FAIL("NMI writer after instruction %ld of the reads: wait status %#x",
+		       first_bad, status);
+	T_ASSERT(points > 100);
+	if (t_rw_check(b, bad, first))
+		return 1;
+	ring_buffer_free_read_page(b, 0, t_rp_page[0]);
+	ring_buffer_free(b);
+	return 0;
+}
+
+static int test_nmi_writer_in_reads(void)
+{
+#ifdef RB_STOCK
+	T_SKIP("stock 6.12 spins when a reader interrupts or is interrupted mid head-page update");
+#endif
+	return t_rw_run(1, 0) || t_rw_run(2, 1);
+}
+
+/*
  * The consuming reader takes sub-buffers out from under an iterator:
  * that is no loss.  The iterator goes on from the reader's position and
  * reports nothing dropped (overrun stays 0).
@@ -2179,6 +2490,8 @@ const struct rb_case rb_unit_cases[] = {
 	{ "unit_irq_at_each_instruction", test_irq_at_each_instruction },
 	{ "unit_irq_at_each_instruction_kinds", test_irq_sweep_kinds },
 	{ "unit_irq_at_each_instruction_lost", test_lost_where_the_gap_is },
+	{ "unit_irq_at_each_instruction_read_page", test_read_page_at_each_instruction },
+	{ "unit_nmi_writer_at_each_instruction_of_reads", test_nmi_writer_in_reads },
 #endif
 	{ "sim_interrupt_contexts", test_sim_interrupts },
 	{ "sim_rcu_and_warnings", test_sim_rcu_warn },
