@@ -200,6 +200,7 @@ struct rb_cpu {
 	local_t			committed;
 	local_t			overrun;
 	local_t			pushing;	/* see rb_push() */
+	local64_t		pushed;		/* head after the last push */
 	local_t			commit_overrun;
 	/* Also set by control paths while held-off writers count. */
 	atomic_long_t		dropped;
@@ -658,10 +659,12 @@ static void rb_push(struct rb_cpu *cb, struct rb_subbuf *sb, u64 r)
 	 * failure the acquire re-read of head orders our next lap after
 	 * the reader's reads of the slot.
 	 */
-	if (atomic64_try_cmpxchg(&cb->head, &old, r + 1))
+	if (atomic64_try_cmpxchg(&cb->head, &old, r + 1)) {
 		local_add(n, &cb->overrun);
-	else
+		local64_set(&cb->pushed, r + 1);
+	} else {
 		atomic64_read_acquire(&cb->head);
+	}
 	/* Pairs with the smp_rmb() in rb_rd_sync(): the count, then done. */
 	smp_wmb();
 	local_dec(&cb->pushing);
@@ -1504,12 +1507,12 @@ static bool rb_take(struct rb_cpu *cb)
 	 */
 	smp_rmb();	/* pairs with rb_end_commit() */
 	/*
-	 * Pushed out already: do not touch the slot.  A take that lost the
-	 * head cmpxchg below left it taken, with our old spare in next;
+	 * Taken or reused already: do not touch the slot.  A take that lost
+	 * the head cmpxchg below left it taken, with our old spare in next;
 	 * rb_rd_sync() waits while the push is counted, so we may be back
 	 * here for the same seq, and must not store over next again.
 	 */
-	if (atomic64_read(&cb->head) != head)
+	if (atomic_long_read(&sb->tag) != tag)
 		return false;
 	page = READ_ONCE(sb->page);
 	base = READ_ONCE(sb->retired);
@@ -1995,7 +1998,6 @@ struct ring_buffer_iter {
 	bool			dropped;
 	unsigned int		order;
 	unsigned long		resets;		/* cb->resets at the start */
-	unsigned long		overrun;	/* cb->overrun, see rb_iter_fill() */
 };
 
 /*
@@ -2015,7 +2017,6 @@ static bool rb_iter_from_reader(struct ring_buffer_iter *iter)
 	rb_rd_sync(cb);
 	if (cb->rd.own)
 		rb_own_len(cb, &cb->rd);
-	iter->overrun = local_read(&cb->overrun);
 	iter->resets = cb->resets;
 	iter->cur = cb->rd;
 	iter->cur.copy = copy;
@@ -2041,51 +2042,26 @@ static void rb_iter_own_fill(struct ring_buffer_iter *iter)
 }
 
 /*
- * Head has passed the iterator: the writer overwrote what it was about to
- * show (a loss: go on at head), or the consuming reader took it (none:
- * overrun has not moved since the iterator last looked; go on from the
- * reader if it is ahead, else at head), once the writer has counted a push
- * in flight.  Reader lock held.
+ * Head has passed the iterator's sub-buffer: the writer pushed it out (a
+ * loss, which cb->pushed shows), or the consuming reader took it (none).
+ * Go on from the reader if it is at or past the iterator, else at head;
+ * not while a push is being counted.  Reader lock held.
  */
 static void rb_iter_passed(struct ring_buffer_iter *iter)
 {
 	struct rb_cpu *cb = iter->cb;
 
-	unsigned long overrun;
-
 	if (local_read(&cb->pushing))
 		return;
 	smp_rmb();	/* pairs with the smp_wmb() in rb_push() */
-	overrun = local_read(&cb->overrun);
-	if (overrun != iter->overrun) {
+	if (rb_seq_before(iter->cur.seq, local64_read(&cb->pushed)))
 		iter->dropped = true;
-		iter->overrun = overrun;
-	} else if (!rb_seq_before(cb->rd.seq, iter->cur.seq)) {
-		/* Taken by the reader, which is at or past the iterator. */
+	rb_rd_sync(cb);
+	if (!rb_seq_before(cb->rd.seq, iter->cur.seq)) {
 		rb_iter_from_reader(iter);
 		return;
 	}
 	rb_cur_start(&iter->cur, atomic64_read(&cb->head));
-}
-
-/*
- * The iterator's sub-buffer was still in the ring: losses counted so far
- * were behind it.  Only if no push is in flight and head, read after the
- * count, has still not passed it (the count after the head cmpxchg in
- * rb_push(), so a count we see comes with its head).
- */
-static void rb_iter_note_overrun(struct ring_buffer_iter *iter)
-{
-	struct rb_cpu *cb = iter->cb;
-	unsigned long overrun;
-
-	if (local_read(&cb->pushing))
-		return;
-	smp_rmb();	/* pairs with the smp_wmb() in rb_push() */
-	overrun = local_read(&cb->overrun);
-	smp_rmb();	/* pairs with the head cmpxchg in rb_push() */
-	if (!rb_seq_before(iter->cur.seq, atomic64_read(&cb->head)))
-		iter->overrun = overrun;
 }
 
 /*
@@ -2101,7 +2077,8 @@ static int rb_iter_fill(struct ring_buffer_iter *iter)
 	u64 head;
 
 	raw_spin_lock_irqsave(&cb->reader_lock, flags);
-	head = atomic64_read(&cb->head);
+	/* Pairs with the head cmpxchg in rb_push(): pushing raised first. */
+	head = atomic64_read_acquire(&cb->head);
 	if (cb->resets != iter->resets) {
 		/* Emptied since we looked: start over at the new head. */
 		iter->resets = cb->resets;
@@ -2119,8 +2096,6 @@ static int rb_iter_fill(struct ring_buffer_iter *iter)
 		ret = -EAGAIN;
 	} else {
 		ret = rb_cur_fill(cb, cur);
-		if (!ret)
-			rb_iter_note_overrun(iter);
 	}
 	raw_spin_unlock_irqrestore(&cb->reader_lock, flags);
 	return ret;
@@ -2401,6 +2376,7 @@ static void rb_cpu_restart(struct rb_cpu *cb, u64 pos, u64 head)
 	local_set(&cb->committed, 0);
 	local_set(&cb->overrun, 0);
 	local_set(&cb->pushing, 0);
+	local64_set(&cb->pushed, head);
 	local_set(&cb->commit_overrun, 0);
 	atomic64_set(&cb->head, head);
 	WRITE_ONCE(cb->resets, cb->resets + 1);
@@ -4333,11 +4309,39 @@ struct rb_map_sync {
 };
 
 /*
+ * Number the pages as 6.12 does at the first mapping: the reader's 0, then
+ * the slots from head in ring order.  On the ring's CPU under the guard
+ * (see rb_map_publish()): a writer's rb_mark(), which copies next_id to
+ * id as it un-takes a slot, can only be an NMI's, run whole between two
+ * of our steps; if it un-took the slot after we read the tag, id gets our
+ * number too.  Reader lock held.
+ */
+static void rb_map_number(struct rb_cpu *cb)
+{
+	u64 head = atomic64_read(&cb->head);
+	unsigned long i;
+
+	cb->rd_id = 0;
+	for (i = 0; i < cb->nr; i++) {
+		struct rb_subbuf *sb = rb_slot_of(cb, head + i);
+
+		if (atomic_long_read(&sb->tag) & RB_TAKEN) {
+			WRITE_ONCE(sb->next_id, i + 1);
+			barrier();
+			if (atomic_long_read(&sb->tag) & RB_TAKEN)
+				continue;
+		}
+		WRITE_ONCE(sb->id, i + 1);
+	}
+}
+
+/*
  * On the ring's CPU with interrupts off, after every writer sees
  * cb->mapped: from now on each publication stores the live page's commit
- * word.  Publish now as an outermost writer would (writers of NMIs nest
- * in it), so that the live page shows what is already there.  With a
- * writer inside, which may have looked at ptail already, try again.
+ * word.  With no writer inside, take the guard (writers of NMIs nest in
+ * it), number the pages, and publish as an outermost writer would, so
+ * that the live page shows what is already there.  With a writer inside,
+ * which may have looked at ptail already, the caller tries again.
  */
 static void rb_map_publish(void *arg)
 {
@@ -4349,13 +4353,16 @@ static void rb_map_publish(void *arg)
 	if (READ_ONCE(cb->top) != RB_TOP_NONE)
 		return;
 	WRITE_ONCE(cb->top, RB_TOP_BUSY);
-	/* The guard is ours before we publish. */
+	/* The guard is ours before we number and publish. */
 	barrier();
+	raw_spin_lock(&cb->reader_lock);
+	rb_map_number(cb);
+	raw_spin_unlock(&cb->reader_lock);
 	rb_end_commit(cb, RB_TOP_NONE);
 	ms->done = true;
 }
 
-/* First mapping: fill in the meta page.  Writers go on all along. */
+/* First mapping: number the pages, fill in the meta page; writers go on. */
 static int rb_map_first(struct rb_cpu *cb)
 {
 	struct rb_map_sync ms = { .cb = cb };
@@ -4369,13 +4376,13 @@ static int rb_map_first(struct rb_cpu *cb)
 	m->meta_struct_len = sizeof(*m);
 	m->subbuf_size = PAGE_SIZE << cb->order;
 	m->nr_subbufs = cb->nr + 1;
-	raw_spin_lock_irq(&cb->reader_lock);
-	cb->meta = m;
-	rb_meta_update(cb, 0);
-	raw_spin_unlock_irq(&cb->reader_lock);
 	/* Writers that began before cb->mapped was set may still set ptail. */
 	synchronize_rcu();
-	/* A writer leaves soon; if none ever does, the next one publishes. */
+	/*
+	 * A writer leaves soon.  If none ever did, the ids given at
+	 * allocation stay (also a valid numbering) and the next write
+	 * stores the live commit word.
+	 */
 	for (tries = 0; !ms.done && tries < RB_READ_TRIES; tries++) {
 		if (smp_call_function_single(cb->cpu, rb_map_publish, &ms, 1)) {
 			/* The CPU is offline: none of its writers can run. */
@@ -4385,6 +4392,10 @@ static int rb_map_first(struct rb_cpu *cb)
 		}
 		cond_resched();
 	}
+	raw_spin_lock_irq(&cb->reader_lock);
+	cb->meta = m;
+	rb_meta_update(cb, 0);
+	raw_spin_unlock_irq(&cb->reader_lock);
 	return 0;
 }
 

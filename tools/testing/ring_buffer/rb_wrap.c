@@ -58,3 +58,31 @@ unsigned long t_room(struct trace_buffer *b, int cpu)
 	return cb->cap - rb_poff(cb, local64_read(&cb->write));
 #endif
 }
+
+/* The interrupt ring_buffer_map() sends to @cpu once writers see the mapping. */
+void t_map_ipi(struct trace_buffer *b, int cpu)
+{
+#ifndef RB_STOCK
+	struct rb_map_sync ms = { .cb = per_cpu_ptr(b->slots, cpu)->cb };
+
+	smp_call_function_single(cpu, rb_map_publish, &ms, 1);
+#endif
+}
+
+/*
+ * Bytes by which the commit word of the page the writer of @cpu is on lags
+ * behind the published commit (ours; 0 with the stock file).
+ */
+long t_live_commit_lag(struct trace_buffer *b, int cpu)
+{
+#ifdef RB_STOCK
+	return 0;
+#else
+	struct rb_cpu *cb = per_cpu_ptr(b->slots, cpu)->cb;
+	u64 c = local64_read(&cb->commit);
+	struct rb_subbuf *sb = rb_slot_of(cb, rb_pseq(cb, c));
+
+	return (long)rb_poff(cb, c) -
+	       (long)(local_read(&sb->page->commit) & RB_COMMIT_MASK);
+#endif
+}

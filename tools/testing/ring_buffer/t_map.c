@@ -902,6 +902,82 @@ static int test_map_keeps_recording(void)
 	return 0;
 }
 
+/*
+ * ring_buffer_map() makes every later publication store the commit word
+ * of the page the writer is on, and its interrupt to the CPU publishes
+ * what is already there (again, while a writer is inside).  That
+ * interrupt may come at any instruction of a write that began after the
+ * mapping was set up: once the map is done, the live page's commit word
+ * must say what commit says, or user space (and GET_READER's reader.read)
+ * disagree with the page until the next write.
+ */
+static struct trace_buffer *mp_buf;
+static long mp_points, mp_first_bad, mp_stale;
+static int mp_status, mp_ret, mp_child;
+
+static void mp_ipi(void)
+{
+	t_map_ipi(mp_buf, 0);
+}
+
+static void mp_after_gp(void)
+{
+	u8 buf[40];
+	int ret;
+
+	t_fill(buf, sizeof(buf), 77);
+	if (!sim_step_sweep(mp_ipi, 3)) {
+		mp_points = -1;
+		return;
+	}
+	ret = ring_buffer_write(mp_buf, sizeof(buf), buf);
+	mp_ret = ret;
+	/* the child goes on with the map, which calls again while busy */
+	if (sim_step_end()) {
+		mp_child = 1;
+		return;
+	}
+	mp_points = sim_step_results(&mp_first_bad, &mp_status, &mp_stale);
+}
+
+static int test_map_ipi_in_write(void)
+{
+	struct trace_buffer *b = mt_alloc(8 * PAGE_SIZE, 0);
+	struct t_map m;
+	int ret;
+
+#ifdef RB_STOCK
+	T_SKIP("stock 6.12 stops the writers while it maps");
+#endif
+#ifndef __x86_64__
+	T_SKIP("single-stepping is x86-64 only");
+#endif
+	T_ASSERT(b);
+	mp_buf = b;
+	for (u32 i = 0; i < 10; i++)
+		T_EQ(mt_write(b, 0, 40, i), 0);
+	sim_after_gp_fn = mp_after_gp;
+	mp_child = 0;
+	ret = t_map(&m, b, 0);
+	sim_after_gp_fn = NULL;
+	if (mp_child)
+		_exit(ret || mp_ret ? 4 : t_live_commit_lag(b, 0) ? 3 : 0);
+	T_EQ(ret, 0);
+	T_ASSERT(mp_points > 100);
+	T_EQ(mp_ret, 0);
+	printf("# %ld interrupt points\n", mp_points);
+	if (mp_first_bad)
+		T_FAIL("interrupt after instruction %ld: wait status %#x", mp_first_bad,
+		       mp_status);
+	if (mp_stale)
+		T_FAIL("at %ld of %ld points the map's interrupt left the live page's commit word behind commit",
+		       mp_stale, mp_points);
+	T_EQ(t_live_commit_lag(b, 0), 0);
+	T_EQ(t_unmap(&m), 0);
+	ring_buffer_free(b);
+	return 0;
+}
+
 const struct rb_case rb_map_cases[] = {
 	{ "map_bad_input", test_map_bad_input },
 	{ "map_layout_and_meta", test_map_layout },
@@ -914,5 +990,6 @@ const struct rb_case rb_map_cases[] = {
 	{ "map_big_subbufs", test_map_big_subbufs },
 	{ "map_vs_read_page", test_map_vs_read_page },
 	{ "map_keeps_recording", test_map_keeps_recording },
+	{ "map_ipi_in_write", test_map_ipi_in_write },
 };
 const int rb_nr_map_cases = ARRAY_SIZE(rb_map_cases);

@@ -1424,6 +1424,318 @@ static int test_lost_where_the_gap_is(void)
 }
 
 /*
+ * ring_buffer_read_page() in an interrupt after every instruction of a
+ * write that moves on to the next sub-buffer and pushes the oldest out
+ * (overwrite mode, every sub-buffer full; @own: the reader already holds
+ * the oldest).  A page handed out is the caller's: nothing may change it
+ * afterwards.  Every event comes back once, in order, and each gap is
+ * reported exactly (read_page's stored count, consume's lost_events).
+ */
+#define T_RP_PAGES 2
+static struct buffer_data_read_page *t_rp_page[T_RP_PAGES];
+static u8 t_rp_snap[T_RP_PAGES][PAGE_SIZE];
+static int t_rp_got;
+
+static void t_rp_irq(void)
+{
+	t_enter(HARDIRQ_OFFSET);
+	while (t_rp_got < T_RP_PAGES &&
+	       ring_buffer_read_page(t_pc_buf, t_rp_page[t_rp_got], PAGE_SIZE, 0, 0) >= 0) {
+		memcpy(t_rp_snap[t_rp_got], ring_buffer_read_page_data(t_rp_page[t_rp_got]),
+		       PAGE_SIZE);
+		t_rp_got++;
+	}
+	t_leave(HARDIRQ_OFFSET);
+}
+
+/* One event of seed @seed after @prev with @lost reported: is it right? */
+static int t_rp_next(long *prev, u32 seed, long lost, const char *how)
+{
+	long gap = (long)seed - *prev - 1;
+
+	if (gap < 0)
+		T_FAIL("%s: event %u after %ld", how, seed, *prev);
+	if (lost >= 0 && gap != lost)
+		T_FAIL("%s: event %u after %ld, %ld reported lost", how, seed, *prev, lost);
+	if (lost == -2 && !gap)
+		T_FAIL("%s: event %u after %ld, a loss flagged", how, seed, *prev);
+	*prev = seed;
+	return 0;
+}
+
+static int t_rp_check(struct trace_buffer *b, int bad, u32 total, long first)
+{
+	static struct t_pevent ev[512];
+	struct ring_buffer_event *e;
+	unsigned long lost;
+	long prev = first;
+	int k, i, n, missed;
+
+	if (bad)
+		T_FAIL("the task's write failed");
+	for (k = 0; k < t_rp_got; k++) {
+		const u8 *d = ring_buffer_read_page_data(t_rp_page[k]);
+		unsigned long word, stored = 0;
+		long lost_k = 0;
+
+		if (memcmp(d, t_rp_snap[k], PAGE_SIZE))
+			T_FAIL("page %d changed after read_page() handed it out", k);
+		n = t_parse_page(d, PAGE_SIZE, ev, 512, &missed);
+		if (n <= 0)
+			T_FAIL("page %d: %d events", k, n);
+		memcpy(&word, d + 8, sizeof(long));
+		if (word & T_MISSED_STORED) {
+			memcpy(&stored, d + T_SB_HDR + (word & T_COMMIT_MASK), sizeof(long));
+			lost_k = stored;
+		} else if (missed) {
+			lost_k = -2;
+		}
+		for (i = 0; i < n; i++) {
+			u32 seed;
+
+			memcpy(&seed, ev[i].data, 4);
+			if (t_rp_next(&prev, seed, i ? 0 : lost_k, "read_page"))
+				return 1;
+		}
+	}
+	while ((e = ring_buffer_consume(b, 0, NULL, &lost))) {
+		u32 seed;
+
+		memcpy(&seed, ring_buffer_event_data(e), 4);
+		if (t_rp_next(&prev, seed, lost, "consume"))
+			return 1;
+	}
+	T_EQ(prev, total - 1);
+	return 0;
+}
+
+static int t_rp_run(int own)
+{
+	struct trace_buffer *b = t_alloc(4 * PAGE_SIZE, RB_FL_OVERWRITE);
+	unsigned long nr, moves = 0, room, lost;
+	long points, first_bad, back, first = -1;
+	struct ring_buffer_event *e;
+	int bad, status, k;
+	u32 n = 0;
+
+	T_ASSERT(b);
+	t_pc_buf = b;
+	t_rp_got = 0;
+	ring_buffer_set_clock(b, t_tick);
+	for (k = 0; k < T_RP_PAGES; k++) {
+		t_rp_page[k] = NULL;
+		T_EQ(ring_buffer_alloc_read_page(b, 0, &t_rp_page[k]), 0);
+	}
+	nr = t_map_ring_subbufs(b, 0);
+	while ((moves + 1 < nr || t_room(b, 0) >= 28) && n < 100000) {
+		room = t_room(b, 0);
+		T_EQ(t_lo_write(b, n++), 0);
+		moves += t_room(b, 0) > room;
+	}
+	if (own) {
+		e = ring_buffer_consume(b, 0, NULL, &lost);
+		T_ASSERT(e);
+		u32 seed;
+
+		memcpy(&seed, ring_buffer_event_data(e), 4);
+		T_EQ(seed, 0);
+		first = 0;
+	}
+	T_ASSERT(sim_step_sweep(t_rp_irq, 0));
+	bad = t_lo_write(b, n);
+	bad |= t_lo_write(b, n + 1);
+	if (sim_step_end())
+		_exit(t_rp_check(b, bad, n + 2, first));
+	points = sim_step_results(&first_bad, &status, &back);
+	printf("# reader %s: %ld interrupt points\n", own ? "holds the oldest" : "holds nothing",
+	       points);
+	if (first_bad)
+		T_FAIL("read_page in an irq after instruction %ld of the writes: wait status %#x",
+		       first_bad, status);
+	T_ASSERT(points > 100);
+	if (t_rp_check(b, bad, n + 2, first))
+		return 1;
+	for (k = 0; k < T_RP_PAGES; k++)
+		ring_buffer_free_read_page(b, 0, t_rp_page[k]);
+	ring_buffer_free(b);
+	return 0;
+}
+
+static int test_read_page_at_each_instruction(void)
+{
+#ifdef RB_STOCK
+	T_SKIP("stock 6.12 spins in rb_set_head_page() when a reader interrupts a writer's head page update on its CPU");
+#endif
+	return t_rp_run(0) || t_rp_run(1);
+}
+
+/*
+ * The other way round: a writer in an NMI after every instruction of the
+ * reads (consume, read_page, consume), the ring full in overwrite mode, so
+ * that the NMI pushes out the sub-buffer the reader is taking.  @subbufs:
+ * how many sub-buffers the NMI's events move on by.  Every event comes back
+ * once, in order, gaps exactly reported, the handed-out page unchanged.
+ */
+static u32 t_rw_n, t_rw_moves;
+static u32 t_rw_seen[T_LO_MAX];
+static unsigned long t_rw_lost[T_LO_MAX];
+static u32 t_rw_nr;
+
+static void t_rw_nmi(void)
+{
+	struct trace_buffer *b = t_pc_buf;
+	unsigned long room;
+	u32 moved = 0;
+
+	/* where NMIs may not write (RB_CFG_WEAK), an irq */
+	t_enter(T_NMI_REFUSED ? HARDIRQ_OFFSET : NMI_OFFSET);
+	while (moved < t_rw_moves) {
+		room = t_room(b, 0);
+		if (t_lo_write(b, t_rw_n))
+			break;
+		t_rw_n++;
+		moved += t_room(b, 0) > room;
+	}
+	t_leave(T_NMI_REFUSED ? HARDIRQ_OFFSET : NMI_OFFSET);
+}
+
+static int t_rw_note(u32 seed, unsigned long lost)
+{
+	if (t_rw_nr >= T_LO_MAX)
+		return 0;
+	t_rw_seen[t_rw_nr] = seed;
+	t_rw_lost[t_rw_nr++] = lost;
+	return 0;
+}
+
+static int t_rw_reads(struct trace_buffer *b)
+{
+	static struct t_pevent ev[512];
+	struct ring_buffer_event *e;
+	unsigned long lost, word;
+	int n, i, missed;
+	u32 seed;
+
+	for (int k = 0; k < 3; k++) {
+		if (k != 1) {
+			e = ring_buffer_consume(b, 0, NULL, &lost);
+			if (e) {
+				memcpy(&seed, ring_buffer_event_data(e), 4);
+				t_rw_note(seed, lost);
+			}
+			continue;
+		}
+		if (ring_buffer_read_page(b, t_rp_page[0], PAGE_SIZE, 0, 0) < 0)
+			continue;
+		memcpy(t_rp_snap[0], ring_buffer_read_page_data(t_rp_page[0]), PAGE_SIZE);
+		t_rp_got = 1;
+		n = t_parse_page(t_rp_snap[0], PAGE_SIZE, ev, 512, &missed);
+		if (n <= 0)
+			return 1;
+		memcpy(&word, t_rp_snap[0] + 8, sizeof(long));
+		lost = 0;
+		if (word & T_MISSED_STORED)
+			memcpy(&lost, t_rp_snap[0] + T_SB_HDR + (word & T_COMMIT_MASK),
+			       sizeof(long));
+		else if (missed)
+			lost = ~0UL;
+		for (i = 0; i < n; i++) {
+			memcpy(&seed, ev[i].data, 4);
+			t_rw_note(seed, i ? 0 : lost);
+		}
+	}
+	return 0;
+}
+
+static int t_rw_check(struct trace_buffer *b, int bad, long first)
+{
+	struct ring_buffer_event *e;
+	unsigned long lost;
+	long prev = first;
+	u32 seed;
+
+	if (bad)
+		T_FAIL("read_page's page did not parse");
+	if (t_rp_got && memcmp(ring_buffer_read_page_data(t_rp_page[0]), t_rp_snap[0], PAGE_SIZE))
+		T_FAIL("the page read_page() handed out changed afterwards");
+	while ((e = ring_buffer_consume(b, 0, NULL, &lost))) {
+		memcpy(&seed, ring_buffer_event_data(e), 4);
+		t_rw_note(seed, lost);
+	}
+	for (u32 i = 0; i < t_rw_nr; i++) {
+		long gap = (long)t_rw_seen[i] - prev - 1;
+
+		if (gap < 0 || (t_rw_lost[i] != ~0UL && gap != (long)t_rw_lost[i]) ||
+		    (t_rw_lost[i] == ~0UL && !gap))
+			T_FAIL("read %u: event %u after %ld reported %ld lost, the gap is %ld",
+			       i, t_rw_seen[i], prev, (long)t_rw_lost[i], gap);
+		prev = t_rw_seen[i];
+	}
+	T_EQ(prev, (long)t_rw_n - 1);
+	return 0;
+}
+
+static int t_rw_run(u32 moves, int own)
+{
+	struct trace_buffer *b = t_alloc(4 * PAGE_SIZE, RB_FL_OVERWRITE);
+	unsigned long nr, nmoves = 0, room, lost;
+	long points, first_bad, back, first = -1;
+	struct ring_buffer_event *e;
+	int bad, status;
+	u32 n = 0;
+
+	T_ASSERT(b);
+	t_pc_buf = b;
+	t_rp_got = 0;
+	t_rw_nr = 0;
+	t_rw_moves = moves;
+	ring_buffer_set_clock(b, t_tick);
+	t_rp_page[0] = NULL;
+	T_EQ(ring_buffer_alloc_read_page(b, 0, &t_rp_page[0]), 0);
+	nr = t_map_ring_subbufs(b, 0);
+	while ((nmoves + 1 < nr || t_room(b, 0) >= 28) && n < 100000) {
+		room = t_room(b, 0);
+		T_EQ(t_lo_write(b, n++), 0);
+		nmoves += t_room(b, 0) > room;
+	}
+	t_rw_n = n;
+	if (own) {
+		u32 seed;
+
+		e = ring_buffer_consume(b, 0, NULL, &lost);
+		T_ASSERT(e);
+		memcpy(&seed, ring_buffer_event_data(e), 4);
+		T_EQ(seed, 0);
+		first = 0;
+	}
+	T_ASSERT(sim_step_sweep(t_rw_nmi, 0));
+	bad = t_rw_reads(b);
+	if (sim_step_end())
+		_exit(t_rw_check(b, bad, first));
+	points = sim_step_results(&first_bad, &status, &back);
+	printf("# NMI moving %u, reader %s: %ld interrupt points\n", moves,
+	       own ? "holds the oldest" : "holds nothing", points);
+	if (first_bad)
+		T_FAIL("NMI writer after instruction %ld of the reads: wait status %#x",
+		       first_bad, status);
+	T_ASSERT(points > 100);
+	if (t_rw_check(b, bad, first))
+		return 1;
+	ring_buffer_free_read_page(b, 0, t_rp_page[0]);
+	ring_buffer_free(b);
+	return 0;
+}
+
+static int test_nmi_writer_in_reads(void)
+{
+#ifdef RB_STOCK
+	T_SKIP("stock 6.12 spins when a reader interrupts or is interrupted mid head-page update");
+#endif
+	/* (t_rw_run(1, 0), by one sub-buffer, is left out of the run for time) */
+	return t_rw_run(2, 1);
+}
+
+/*
  * The consuming reader takes sub-buffers out from under an iterator:
  * that is no loss.  The iterator goes on from the reader's position and
  * reports nothing dropped (overrun stays 0).
@@ -1476,10 +1788,10 @@ static int test_iter_passed_by_reader(void)
  * child frees the buffer: ASan reports a page held twice or written after
  * it was handed out).
  */
-#define T_RP_MAX 512
-static u32 t_rp_irq_nr;
+#define T_RQ_MAX 512
+static u32 t_rq_irq_nr;
 
-static void t_rp_irq(void)
+static void t_rq_irq(void)
 {
 	static u32 buf[1024];
 
@@ -1487,15 +1799,15 @@ static void t_rp_irq(void)
 	for (int i = 0; i < 3; i++) {
 		u32 len = i == 2 ? 64 : 4000;
 
-		buf[0] = 10000 + t_rp_irq_nr;
+		buf[0] = 10000 + t_rq_irq_nr;
 		if (!ring_buffer_write(t_pc_buf, len, buf))
-			t_rp_irq_nr++;
+			t_rq_irq_nr++;
 	}
 	t_leave(HARDIRQ_OFFSET);
 }
 
 /* Seeds in order: task events 0.., irq events 10000.., each once. */
-static int t_rp_seen(u32 seed, u32 *next_task, u32 *next_irq)
+static int t_rq_seen(u32 seed, u32 *next_task, u32 *next_irq)
 {
 	u32 *next = seed >= 10000 ? next_irq : next_task;
 	u32 base = seed >= 10000 ? 10000 : 0;
@@ -1508,27 +1820,27 @@ static int t_rp_seen(u32 seed, u32 *next_task, u32 *next_irq)
 	return 0;
 }
 
-static int t_rp_check(struct trace_buffer *b, u32 task, int got, u32 *seeds)
+static int t_rq_check(struct trace_buffer *b, u32 task, int got, u32 *seeds)
 {
 	struct ring_buffer_event *e;
 	u32 nt = 0, ni = 0, seed;
 
 	for (int i = 0; i < got; i++)
-		if (t_rp_seen(seeds[i], &nt, &ni))
+		if (t_rq_seen(seeds[i], &nt, &ni))
 			return 1;
 	while ((e = ring_buffer_consume(b, 0, NULL, NULL))) {
 		memcpy(&seed, ring_buffer_event_data(e), 4);
-		if (t_rp_seen(seed, &nt, &ni))
+		if (t_rq_seen(seed, &nt, &ni))
 			return 1;
 	}
 	T_EQ(ring_buffer_overrun_cpu(b, 0), 0);
 	T_EQ(nt, task);
-	T_EQ(ni, t_rp_irq_nr);
+	T_EQ(ni, t_rq_irq_nr);
 	return 0;
 }
 
 /* The reads the interrupt sweeps over; the page is parsed afterwards. */
-static int t_rp_read(struct trace_buffer *b, struct buffer_data_read_page *rp,
+static int t_rq_read(struct trace_buffer *b, struct buffer_data_read_page *rp,
 		     u32 *seed)
 {
 	struct ring_buffer_event *e;
@@ -1540,15 +1852,15 @@ static int t_rp_read(struct trace_buffer *b, struct buffer_data_read_page *rp,
 	return ret;
 }
 
-static void t_rp_parse(struct buffer_data_read_page *rp, int ret, u32 seed,
+static void t_rq_parse(struct buffer_data_read_page *rp, int ret, u32 seed,
 		       u32 *seeds, int *got)
 {
-	static struct t_pevent ev[T_RP_MAX];
+	static struct t_pevent ev[T_RQ_MAX];
 	int n = 0;
 
 	if (ret >= 0)
 		n = t_parse_page(ring_buffer_read_page_data(rp), PAGE_SIZE, ev,
-				 T_RP_MAX, NULL);
+				 T_RQ_MAX, NULL);
 	for (int i = 0; i < n; i++)
 		memcpy(&seeds[(*got)++], ev[i].data, 4);
 	if (seed != ~0U)
@@ -1558,7 +1870,7 @@ static void t_rp_parse(struct buffer_data_read_page *rp, int ret, u32 seed,
 static int test_irq_sweep_read_page(void)
 {
 	struct trace_buffer *b = t_alloc(32 * PAGE_SIZE, RB_FL_OVERWRITE);
-	static u32 seeds[4 * T_RP_MAX];
+	static u32 seeds[4 * T_RQ_MAX];
 	struct buffer_data_read_page *rp = NULL;
 	long points, first_bad, back;
 	u32 buf[25], task = 0, seed;
@@ -1566,7 +1878,7 @@ static int test_irq_sweep_read_page(void)
 
 	T_ASSERT(b);
 	t_pc_buf = b;
-	t_rp_irq_nr = 0;
+	t_rq_irq_nr = 0;
 	/* three sub-buffers of 100-byte events */
 	for (; task < 3 * 39; task++) {
 		buf[0] = task;
@@ -1574,18 +1886,18 @@ static int test_irq_sweep_read_page(void)
 	}
 	/* one page handed out and freed already */
 	T_EQ(ring_buffer_alloc_read_page(b, 0, &rp), 0);
-	ret = t_rp_read(b, rp, &seed);
-	t_rp_parse(rp, ret, seed, seeds, &got);
+	ret = t_rq_read(b, rp, &seed);
+	t_rq_parse(rp, ret, seed, seeds, &got);
 	ring_buffer_free_read_page(b, 0, rp);
 	T_ASSERT(got > 1);
 	rp = NULL;
 	T_EQ(ring_buffer_alloc_read_page(b, 0, &rp), 0);
-	T_ASSERT(sim_step_sweep(t_rp_irq, 0));
-	ret = t_rp_read(b, rp, &seed);
+	T_ASSERT(sim_step_sweep(t_rq_irq, 0));
+	ret = t_rq_read(b, rp, &seed);
 	if (sim_step_end()) {
-		t_rp_parse(rp, ret, seed, seeds, &got);
+		t_rq_parse(rp, ret, seed, seeds, &got);
 		ring_buffer_free_read_page(b, 0, rp);
-		ret = t_rp_check(b, task, got, seeds);
+		ret = t_rq_check(b, task, got, seeds);
 
 		ring_buffer_free(b);
 		_exit(ret);
@@ -1596,9 +1908,9 @@ static int test_irq_sweep_read_page(void)
 		T_FAIL("irq after instruction %ld of the reads: wait status %#x",
 		       first_bad, status);
 	T_ASSERT(points > 100);
-	t_rp_parse(rp, ret, seed, seeds, &got);
+	t_rq_parse(rp, ret, seed, seeds, &got);
 	ring_buffer_free_read_page(b, 0, rp);
-	if (t_rp_check(b, task, got, seeds))
+	if (t_rq_check(b, task, got, seeds))
 		return 1;
 	ring_buffer_free(b);
 	return 0;
@@ -2237,6 +2549,90 @@ static int test_dropped_vs_reset(void)
 	return 0;
 }
 
+/* The seed of a 60-byte event, looked for from @from on, then below it. */
+/*
+ * The seed of a 60-byte event, trying @from first: t_fill() patterns of
+ * seeds 256 apart or so can match each other, so an in-order stream is
+ * told by its expected seed.
+ */
+static u32 t_seed_of(struct ring_buffer_event *e, u32 from, u32 total)
+{
+	u32 seed;
+
+	for (seed = from; seed < total; seed++)
+		if (t_check(ring_buffer_event_data(e), 60, seed))
+			return seed;
+	for (seed = 0; seed < from; seed++)
+		if (t_check(ring_buffer_event_data(e), 60, seed))
+			return seed;
+	return total;
+}
+
+/*
+ * Overwrite mode: the writer pushes out sub-buffers the iterator has
+ * already shown, then the consuming reader takes the iterator's
+ * sub-buffer and the next one.  Nothing the iterator had not shown was
+ * overwritten: it must not report a drop, and it must go on from the
+ * reader's position without skipping what the reader has not read.
+ */
+static int test_iter_overrun_behind(void)
+{
+	struct trace_buffer *b = t_alloc(4 * PAGE_SIZE, RB_FL_OVERWRITE);
+	struct ring_buffer_event *e;
+	struct ring_buffer_iter *it;
+	u32 i, n = 136, total, seed, want, last_c = 0;
+	int dropped = 0;
+
+	T_ASSERT(b);
+	for (i = 0; i < n; i++)
+		T_EQ(t_write(b, 60, i), 0);
+	it = ring_buffer_read_start(b, 0, GFP_KERNEL);
+	T_ASSERT(it);
+	for (i = 0; i < n; i++) {
+		e = ring_buffer_iter_peek(it, NULL);
+		T_ASSERT(e && t_check(ring_buffer_event_data(e), 60, i));
+		ring_buffer_iter_advance(it);
+	}
+	T_ASSERT(!ring_buffer_iter_peek(it, NULL));
+	T_ASSERT(!ring_buffer_iter_dropped(it));
+	/* the first push: only events the iterator has shown are lost */
+	for (i = n; !ring_buffer_overrun_cpu(b, 0); i++)
+		T_EQ(t_write(b, 60, i), 0);
+	total = i;
+	T_ASSERT(ring_buffer_overrun_cpu(b, 0) < n);
+	/* the reader reads 70 events past the iterator: a new sub-buffer */
+	for (;;) {
+		e = ring_buffer_consume(b, 0, NULL, NULL);
+		T_ASSERT(e);
+		seed = t_seed_of(e, last_c + 1, total);
+		last_c = seed;
+		if (seed >= n + 70)
+			break;
+	}
+	T_ASSERT(last_c + 10 < total);
+	want = last_c + 1;
+	while ((e = ring_buffer_iter_peek(it, NULL))) {
+		dropped |= ring_buffer_iter_dropped(it);
+		seed = t_seed_of(e, want, total);
+		if (seed < n)
+			T_FAIL("event %u shown twice", seed);
+		if (seed > want)
+			T_FAIL("after event %u the iterator shows %u: %u..%u skipped, read by nobody (%s)",
+			       want - 1, seed, want, seed - 1,
+			       dropped ? "dropped reported" : "no drop reported");
+		if (seed == want)
+			want++;
+		ring_buffer_iter_advance(it);
+	}
+	dropped |= ring_buffer_iter_dropped(it);
+	T_EQ(want, total);
+	if (dropped)
+		T_FAIL("a drop reported, but the writer only overwrote events the iterator had shown");
+	ring_buffer_read_finish(it);
+	ring_buffer_free(b);
+	return 0;
+}
+
 const struct rb_case rb_unit_cases[] = {
 #ifdef __x86_64__
 	/*
@@ -2248,6 +2644,8 @@ const struct rb_case rb_unit_cases[] = {
 	{ "unit_irq_at_each_instruction_kinds", test_irq_sweep_kinds },
 	{ "unit_irq_at_each_instruction_lost", test_lost_where_the_gap_is },
 	{ "unit_irq_at_each_instruction_read_page", test_irq_sweep_read_page },
+	{ "unit_irq_at_each_instruction_reader_in_irq", test_read_page_at_each_instruction },
+	{ "unit_irq_at_each_instruction_nmi_writer_in_reads", test_nmi_writer_in_reads },
 #endif
 	{ "sim_interrupt_contexts", test_sim_interrupts },
 	{ "sim_rcu_and_warnings", test_sim_rcu_warn },
@@ -2285,5 +2683,6 @@ const struct rb_case rb_unit_cases[] = {
 	{ "unit_seq_wrap", test_seq_wrap },
 	{ "unit_oldest_ts", test_oldest_ts },
 	{ "unit_dropped_vs_reset", test_dropped_vs_reset },
+	{ "unit_iter_overrun_behind", test_iter_overrun_behind },
 };
 const int rb_nr_unit_cases = ARRAY_SIZE(rb_unit_cases);
