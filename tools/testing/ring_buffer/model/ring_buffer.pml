@@ -16,7 +16,8 @@
  *
  * One CPU's ring is modelled: its writer in task context, an interrupt
  * and an NMI that nest into it (each runs to completion before the
- * context it interrupted goes on), the consuming reader on another CPU
+ * context it interrupted goes on; with IRQ_ARRIVALS 2 the irq's events
+ * come in up to two interrupts, each arriving anywhere), the consuming reader on another CPU
  * (it takes the head sub-buffer out of the ring and reads its page in
  * place), an iterator, and a control path (reset under the writer hold).
  * A configuration (CFG_*, chosen with spin -DCFG_x) picks the actors and
@@ -81,6 +82,10 @@
  *           whole-page count (rb_own_total()) matches its events
  *  p_slot   a writer fills the page of the slot that holds the sub-buffer
  *           it claimed in (the slot it got from cb->tail is not stale)
+ *  p_page   every page is in exactly one place: a slot not taken, the
+ *           next of a taken slot, the reader, the read_page() caller
+ *           (checked after every tag change in rb_mark() and rb_take(),
+ *           every hand-over to read_page()'s caller, a reset, the end)
  *  p_lost   the reader is told of a loss with the first event after the
  *           gap, and by its size: when it takes the loss, the committed
  *           events before its position that it never read are exactly
@@ -223,7 +228,10 @@
 #define RD_PAGE	1
 #endif
 #elif defined(CFG_GUARD)
-/* nest_start/nest_end around a second reserve, interrupted by an irq. */
+/*
+ * nest_start/nest_end around a second reserve, interrupted by irqs: two
+ * events, in one interrupt or in two that arrive anywhere.
+ */
 #ifndef NR
 #define NR	3
 #endif
@@ -241,6 +249,9 @@
 #endif
 #ifndef IRQ_EVENTS
 #define IRQ_EVENTS	2
+#endif
+#ifndef IRQ_ARRIVALS
+#define IRQ_ARRIVALS	2
 #endif
 #ifndef RD_OPS
 #define RD_OPS	1
@@ -298,7 +309,10 @@
 #define ITER_OPS	2
 #endif
 #elif defined(CFG_WRAP)
-/* An irq writer wraps the ring onto the open reserve it interrupted. */
+/*
+ * Irq writers wrap the ring onto the open reserve they interrupted: two
+ * events, in one interrupt or in two.
+ */
 #ifndef NR
 #define NR	2
 #endif
@@ -313,6 +327,9 @@
 #endif
 #ifndef IRQ_EVENTS
 #define IRQ_EVENTS	2
+#endif
+#ifndef IRQ_ARRIVALS
+#define IRQ_ARRIVALS	2
 #endif
 #ifndef RD_OPS
 #define RD_OPS	1
@@ -350,6 +367,9 @@
 #endif
 #ifndef PREFILL
 #define PREFILL		0
+#endif
+#ifndef IRQ_ARRIVALS
+#define IRQ_ARRIVALS	1
 #endif
 
 #ifndef T_DISCARD
@@ -482,6 +502,7 @@ byte cpay[NPG * CAP];			/* payload */
 byte r_seq, r_off, r_len, r_ts;		/* rd.seq, rd.off, rd.len, rd.ts */
 bit r_done, r_own;			/* rd.done, rd.own */
 byte r_pg = PG_RD;			/* rd.copy */
+byte upage = PG_USER;			/* the read_page() caller's page */
 byte nread;				/* cb->read */
 byte lost_mark, lost_seen;		/* cb->lost_mark, cb->lost_seen */
 bit rlock;				/* cb->reader_lock */
@@ -500,11 +521,45 @@ byte gh_committed, gh_drop, gh_cov, gh_read;
 
 /* property tags: a violated assertion names its property */
 hidden byte p_once = 1, p_torn = 1, p_time = 1, p_commit = 1, p_count = 1;
-hidden byte p_slot = 1, p_lost = 1;
+hidden byte p_slot = 1, p_lost = 1, p_page = 1;
+hidden byte pgi, pgj, pgn;		/* pg_check()'s counters */
 
 #ifdef LIVE
 ltl wprog { <> (wdone == NWRITERS) }
 #endif
+
+/*
+ * p_page: every page is in exactly one place: a slot not taken (its
+ * page), a taken slot (the spare in its next; its page is the reader's),
+ * the reader (rd.copy), the read_page() caller.
+ */
+#define SLOT_PG(s)	(staken[s] -> snext[s] : spage[s])
+inline pg_check()
+{
+	d_step {
+		pgi = 0;
+		do
+		:: pgi < PG_NULL ->
+			pgn = (r_pg == pgi);
+#if RD_PAGE
+			pgn = pgn + (upage == pgi);
+#endif
+			pgj = 0;
+			do
+			:: pgj < NR ->
+				pgn = pgn + (SLOT_PG(pgj) == pgi);
+				pgj++
+			:: else -> break
+			od;
+			assert(p_page && pgn == 1);
+			pgi++
+		:: else -> break
+		od;
+		pgi = 0;
+		pgj = 0;
+		pgn = 0
+	}
+}
 
 /* ------------------------------------------------------------ writer */
 #define WR_LOCALS							\
@@ -633,7 +688,8 @@ inline rb_mark()
 #endif
 			retired[sb] = c	/* rb_mark() L629, smp_wmb() L631 */
 		:: else
-		fi
+		fi;
+		pg_check()
 	fi
 }
 
@@ -1075,6 +1131,40 @@ proctype Irq() provided (ctx == 1 || !irq_in)
 {
 	WR_LOCALS;
 	byte e = 0;
+#if IRQ_ARRIVALS > 1
+	/*
+	 * Up to IRQ_ARRIVALS interrupts, each writing one or more of the
+	 * IRQ_EVENTS events, each arriving wherever the task is.
+	 */
+	byte arr = 0;
+	do
+	:: e < IRQ_EVENTS ->
+		atomic { ctx == 0 -> ctx = 1; irq_in = 1; arr++ };	/* an interrupt arrives */
+		do
+		:: e < IRQ_EVENTS ->
+			e++;
+			if
+			:: op = OP_COMMIT
+			:: IRQ_DISCARD -> op = OP_DISCARD
+			fi;
+			wr_event(KEY_IRQ);
+			if
+			:: arr < IRQ_ARRIVALS && e < IRQ_EVENTS -> break
+			:: true
+			fi
+		:: else -> break
+		od;
+		atomic {		/* and returns */
+			irq_in = 0;
+			ctx = 0;
+			if
+			:: e == IRQ_EVENTS -> wdone++
+			:: else
+			fi
+		}
+	:: else -> break
+	od
+#else
 	atomic { ctx == 0 -> ctx = 1; irq_in = 1 };	/* the interrupt arrives */
 	do
 	:: e < IRQ_EVENTS ->
@@ -1087,6 +1177,7 @@ proctype Irq() provided (ctx == 1 || !irq_in)
 	:: else -> break
 	od;
 	atomic { irq_in = 0; ctx = 0; wdone++ }	/* and returns */
+#endif
 }
 #endif
 
@@ -1109,7 +1200,7 @@ proctype Nmi() provided (ctx == 2 || !nmi_in)
 
 /* ------------------------------------------------------------ readers */
 #define RD_LOCALS							\
-	byte c, ln, sbr, i, h, tot, ets, evid, tries, k, ops = 0, pg, base, kd, tq, gave, spare, upage = PG_USER; \
+	byte c, ln, sbr, i, h, tot, ets, evid, tries, k, ops = 0, pg, base, kd, tq, gave, spare; \
 	bit found, took, hasd, tk, moved;				\
 	byte rd_sbi, rd_base, rd_total, last_ts
 
@@ -1274,6 +1365,7 @@ inline rb_take()
 		:: else -> took = 0
 		fi
 	};
+	pg_check();
 	if
 	:: took ->
 #ifdef MUTANT_TAG_BEFORE_NEXT
@@ -1504,6 +1596,7 @@ inline rd_page()
 				r_pg = upage;
 				upage = gave
 			};
+			pg_check();
 			rb_rd_move(r_seq + 1)	/* rb_rd_give() L1899 */
 		:: else ->		/* rb_rd_span() L1856-L1880 */
 			do
@@ -1620,6 +1713,7 @@ proctype Reader()
 	od;
 	/* everyone else is done: read what is left, then count */
 	(wdone == NWRITERS && ctl_done);
+	pg_check();
 	do
 	:: rd_consume();
 		if
@@ -1957,6 +2051,7 @@ proctype Control()
 		gh_cov = 0;
 		gh_read = 0
 	};
+	pg_check();
 	rlock = 0;
 #ifndef MUTANT_NO_HOLD
 	recdis = recdis - HELD;		/* rb_release_writers() L2569 */
