@@ -8,8 +8,10 @@
 #            fairness) on the configurations in LIVE_CFGS; then one KTAP
 #            line per property over all configurations.
 #   mutants  each MUTANT_x of the model, one at a time, in the configuration
-#            that exposes it: "ok" when Spin finds a counterexample and its
-#            trail replays, "not ok" when the mutant survives.
+#            that exposes it: "ok" when Spin finds a counterexample that
+#            violates the property the mutant names (pan's first error is
+#            that property, and its trail replays to it), "not ok" when the
+#            mutant survives or breaks some other property.
 #
 # Spin and gcc come from Debian: vm/install-deps.sh installs them when
 # missing (as root; otherwise it prints the command to run).  Everything generated goes to
@@ -24,30 +26,34 @@ mode=${1:-model}
 
 # Safety configurations, then the ones that also get the progress check
 # (CFG or CFG:-DNAME=VALUE; PC with one racing read instead of two).
-CFGS="NEST LAP TAKE MAP PC GUARD RESET ITER WRAP"
+CFGS="NEST LAP TAKE MAP PC GUARD RESET ITER WRAP TAIL"
 LIVE_CFGS="GUARD WRAP PC:-DRD_OPS=1"
-# Mutants: name, configuration that exposes it, what it breaks.
+# Mutants: name, configuration that exposes it, the property it must
+# violate (a PROPS tag), what it breaks.
 MUTANTS="
-NO_SEQCHECK ITER iterator_skips_the_tag_re-check_after_its_copy_in_rb_cur_fill
-COMMIT_EARLY WRAP commit_published_before_the_event_is_written
-NO_HEAD_CMPXCHG LAP rb_take_retires_head_with_a_plain_check_and_store
-TAKE_SKIPS_HEAD LAP rb_take_owns_the_page_without_the_head_cmpxchg
-NO_OVERRUN LAP rb_push_retires_without_counting_overrun
-WRONG_KEY NEST nested_writer_restores_RB_TOP_NONE_not_its_prev_key
-EARLY_DONE LAP rb_own_len_takes_the_page_as_left_while_the_writer_is_in_it
-NO_TAKEN_CHECK LAP rb_mark_ignores_RB_TAKEN_and_reuses_the_reader's_page
-PAGE_AFTER_TAG TAKE rb_mark_installs_the_spare_page_after_the_new_tag
-TAG_BEFORE_NEXT TAKE rb_take_tags_the_slot_taken_before_it_leaves_its_spare_in_next
-CUM_AFTER_TAG TAKE rb_mark_reads_the_lap's_count_after_the_tag
-NO_PAGE_COMMIT LAP rb_page_commits_leaves_the_passed_pages'_commit_words_unwritten
-ITER_TAKEN ITER iterator_reads_a_taken_slot_through_the_ring_after_the_reader_left_it
-NO_COMMIT_CHECK WRAP rb_make_room_reuses_a_slot_not_fully_committed
-NO_RECHECK NEST rb_end_commit_publishes_once_without_re-reading_write
-STAMP_NORECHECK NEST rb_claimed_skips_the_stamp_re-read
-NO_HOLD RESET reset_without_holding_writers_off
-STALE_RETRY GUARD claim_retried_with_a_stale_position_(livelock)
-NO_DROP_COUNT PC a_full_ring_refuses_the_event_without_counting_it_dropped
-LEAK_PREEMPT RESET a_writer_refused_by_RB_HELD_leaves_preemption_off
+NO_SEQCHECK ITER p_torn iterator_skips_the_tag_re-check_after_its_copy_in_rb_cur_fill
+COMMIT_EARLY WRAP p_lost commit_published_before_the_event_is_written
+NO_HEAD_CMPXCHG LAP p_lost rb_take_retires_head_with_a_plain_check_and_store
+TAKE_SKIPS_HEAD LAP p_once rb_take_owns_the_page_without_the_head_cmpxchg
+NO_OVERRUN LAP p_lost rb_push_retires_without_counting_overrun
+WRONG_KEY NEST p_commit nested_writer_restores_RB_TOP_NONE_not_its_prev_key
+EARLY_DONE LAP p_lost rb_own_len_takes_the_page_as_left_while_the_writer_is_in_it
+NO_TAKEN_CHECK LAP p_page rb_mark_ignores_RB_TAKEN_and_reuses_the_reader's_page
+PAGE_AFTER_TAG TAKE p_page rb_mark_installs_the_spare_page_after_the_new_tag
+TAG_BEFORE_NEXT TAKE p_page rb_take_tags_the_slot_taken_before_it_leaves_its_spare_in_next
+CUM_AFTER_TAG TAKE p_count rb_mark_reads_the_lap's_count_after_the_tag
+NO_PAGE_COMMIT LAP p_lost rb_page_commits_leaves_the_passed_pages'_commit_words_unwritten
+ITER_TAKEN ITER p_torn iterator_reads_a_taken_slot_through_the_ring_after_the_reader_left_it
+NO_COMMIT_CHECK WRAP p_lost rb_make_room_reuses_a_slot_not_fully_committed
+NO_RECHECK NEST p_commit rb_end_commit_publishes_once_without_re-reading_write
+STAMP_NORECHECK NEST p_time rb_claimed_skips_the_stamp_re-read
+NO_HOLD RESET p_lost reset_without_holding_writers_off
+STALE_RETRY GUARD progress claim_retried_with_a_stale_position_(livelock)
+NO_DROP_COUNT PC p_count a_full_ring_refuses_the_event_without_counting_it_dropped
+LEAK_PREEMPT RESET deadlock a_writer_refused_by_RB_HELD_leaves_preemption_off
+STALE_TAIL TAIL p_slot rb_move_stores_tail_once_after_its_cmpxchg;_an_irq's_move_in_between_leaves_it_stale_for_the_fast_path
+RETAKE_NEXT TAKE p_page rb_take_retried_while_a_push_is_in_flight_stores_the_page_it_took_in_sb->next_(ring_buffer.c_as_of_bd0a9b1)
+LATE_OVERRUN LAP p_lost rb_push_counts_overrun_after_the_head_cmpxchg_with_no_pushing_guard;_a_reader_in_between_reports_the_loss_a_sub-buffer_late
 "
 # Properties: tag in the model, description.
 PROPS="
@@ -56,6 +62,9 @@ p_torn a_reader_never_accepts_a_torn_or_overwritten_event
 p_time stamps_read_back_are_the_writers'_and_never_go_backwards
 p_commit commit_never_passes_an_open_reservation
 p_count counters_exact_(unread+read+overrun=committed,_dropped,_commit_overrun)
+p_slot a_writer_fills_the_page_of_the_slot_that_holds_its_sub-buffer_(tail_never_stale)
+p_page every_page_is_in_exactly_one_place_(a_slot,_a_taken_slot's_next,_the_reader,_read_page's_caller)
+p_lost a_loss_is_reported_with_the_first_event_after_the_gap,_by_its_exact_size
 deadlock no_deadlock_(no_invalid_end_state)
 progress every_writer_finishes_or_refuses_(ltl_wprog,_weak_fairness)
 "
@@ -172,32 +181,43 @@ elif [ "$mode" = mutants ]; then
 	echo "1..$(echo "$MUTANTS" | grep -c .)"
 	n=0
 	nfail=0
-	while read -r name cfg desc; do
+	while read -r name cfg prop desc; do
 		[ -n "$name" ] || continue
 		n=$((n + 1))
 		d=$OUT/mutant-$name
 		live=0
-		[ "$name" = STALE_RETRY ] && live=1
+		[ "$prop" = progress ] && live=1
 		if [ $live = 1 ]; then
 			verify "$d" 1 -DCFG_"$cfg" -DLIVE -DMUTANT_"$name"
 		else
 			verify "$d" 0 -DCFG_"$cfg" -DMUTANT_"$name"
 		fi
 		r=$(cat "$d/result")
-		# The trail must replay to the same violation.
+		# pan's error must be the named property, and the trail must
+		# replay to it.
 		replay=no
-		if [ "${r%% *}" = fail ] && [ -f "$d/model.pml.trail" ]; then
+		if [ "$r" = "fail $prop" ] && [ -f "$d/model.pml.trail" ]; then
 			( cd "$d" && timeout 120 spin -DCFG_"$cfg" -DMUTANT_"$name" \
 				$([ $live = 1 ] && echo -DLIVE) -t -p model.pml > trail.txt 2>&1 ) || true
-			grep -q 'assertion violated\|<<<<<START OF CYCLE>>>>>' \
-				"$d/trail.txt" && replay=yes
-			# A deadlock replays to processes stuck outside an end state.
-			[ "${r#fail }" = deadlock ] && grep -q 'trail ends after' "$d/trail.txt" &&
-				grep -Eq '^ *[0-9]+:[[:space:]]+proc .*\(state [0-9]+\)$' "$d/trail.txt" &&
-				replay=yes
+			case "$prop" in
+			progress)
+				grep -q '<<<<<START OF CYCLE>>>>>' "$d/trail.txt" && replay=yes ;;
+			deadlock)
+				# Processes stuck outside an end state, no assertion.
+				! grep -q 'assertion violated' "$d/trail.txt" &&
+					grep -q 'trail ends after' "$d/trail.txt" &&
+					grep -Eq '^ *[0-9]+:[[:space:]]+proc .*\(state [0-9]+\)$' "$d/trail.txt" &&
+					replay=yes ;;
+			*)
+				grep -q "text of failed assertion: assert((*$prop[^a-z_]" "$d/trail.txt" &&
+					replay=yes ;;
+			esac
 		fi
 		if [ $replay = yes ]; then
-			echo "ok $n mutant $name (${desc//_/ }): counterexample in $cfg, ${r#fail } violated # trail $d/trail.txt"
+			echo "ok $n mutant $name (${desc//_/ }): counterexample in $cfg, $prop violated # trail $d/trail.txt"
+		elif [ "${r%% *}" = fail ]; then
+			echo "not ok $n mutant $name (${desc//_/ }): in $cfg ${r#fail } violated, not $prop # $d"
+			nfail=$((nfail + 1))
 		else
 			echo "not ok $n mutant $name (${desc//_/ }): survived in $cfg # $r"
 			nfail=$((nfail + 1))

@@ -8,12 +8,16 @@
  * Every step names the function and the line of ring_buffer.c it stands
  * for, as of commit c174541 (the file as last changed by d8f0b36,
  * "ring_buffer: rb_lock()'s comment above rb_lock(); the iterator copy
- * inside rb_cur_fill()").  Lines move when the file changes: the
- * function names are the stable part.
+ * inside rb_cur_fill()"), except the steps of rb_tail_of(), rb_move(),
+ * rb_set_tail(), rb_reserve(), the claim in rb_reserve_slow(), rb_push(),
+ * rb_rd_move(), rb_rd_sync() and rb_take_lost(), which cite the file as of
+ * bd0a9b1.  Lines move when the file changes: the function names are the
+ * stable part.
  *
  * One CPU's ring is modelled: its writer in task context, an interrupt
  * and an NMI that nest into it (each runs to completion before the
- * context it interrupted goes on), the consuming reader on another CPU
+ * context it interrupted goes on; with IRQ_ARRIVALS 2 the irq's events
+ * come in up to two interrupts, each arriving anywhere), the consuming reader on another CPU
  * (it takes the head sub-buffer out of the ring and reads its page in
  * place), an iterator, and a control path (reset under the writer hold).
  * A configuration (CFG_*, chosen with spin -DCFG_x) picks the actors and
@@ -41,14 +45,26 @@
  *    read before a nested writer's) stands for the u64 wrap.
  *  - The slot tag (seq << 1 | RB_TAKEN) is the pair sseq/staken, always
  *    read and written together in one step.
- *  - rb_tail_of() returns slot seq % NR; cb->tail itself is kept only
- *    for rb_set_page_commit()'s comparison with cb->ptail.
+ *  - cb->tail is read where the code reads it: the fast path of
+ *    rb_reserve() takes its slot from it (no tag check), rb_tail_of()
+ *    checks the slot's tag and falls back to seq % NR.  rb_move()'s
+ *    cmpxchg of write, its store of prev->end and each store of tail in
+ *    rb_set_tail()'s re-check loop are separate steps, so an interrupt
+ *    may move the ring on between any two of them.
  *  - The per-slot stack of open reserves (slot->w[], rb_pop) is each
  *    actor's local variables.  cb->mapped is a constant: 0, or 1 from
  *    the start in CFG_MAP (the live page commit, GET_READER's
  *    rb_map_next(), read_page() copying); page ids, rb_map_pages(),
- *    user space's reads of the mapping, lost-event reporting, waiters,
- *    resize and order changes are left out.
+ *    user space's reads of the mapping, the lost flags in a mapped
+ *    page's commit word, waiters, resize and order changes are left out.
+ *  - Lost events: rb_push() raises cb->pushing, moves head, adds to
+ *    cb->overrun and drops pushing, each a step; rb_rd_move() records
+ *    lost_mark from overrun, rb_rd_sync() moves only while pushing is 0;
+ *    consume, peek, read_page() and GET_READER take the loss with
+ *    rb_take_lost().  The iterator's own loss accounting is left out.
+ *  - While a push is in flight a reader whose take failed goes round
+ *    rb_rd_look()'s loop without effect until pushing drops: the model
+ *    waits for that (or gives up) instead of spinning (rb_take_wait()).
  *  - A read_page() caller that got a whole page may write it at once
  *    (it is the caller's): the model scribbles over it after the reader
  *    lock is dropped, so that anyone still reading it through the ring
@@ -64,6 +80,16 @@
  *  p_count  counters exact: unread + read + overrun = committed, dropped
  *           and commit_overrun count the refused events, read_page's
  *           whole-page count (rb_own_total()) matches its events
+ *  p_slot   a writer fills the page of the slot that holds the sub-buffer
+ *           it claimed in (the slot it got from cb->tail is not stale)
+ *  p_page   every page is in exactly one place: a slot not taken, the
+ *           next of a taken slot, the reader, the read_page() caller
+ *           (checked after every tag change in rb_mark() and rb_take(),
+ *           every hand-over to read_page()'s caller, a reset, the end)
+ *  p_lost   the reader is told of a loss with the first event after the
+ *           gap, and by its size: when it takes the loss, the committed
+ *           events before its position that it never read are exactly
+ *           lost_mark - lost_seen
  *  deadlock Spin's invalid end states; progress: ltl wprog (-DLIVE).
  */
 
@@ -202,7 +228,10 @@
 #define RD_PAGE	1
 #endif
 #elif defined(CFG_GUARD)
-/* nest_start/nest_end around a second reserve, interrupted by an irq. */
+/*
+ * nest_start/nest_end around a second reserve, interrupted by irqs: two
+ * events, in one interrupt or in two that arrive anywhere.
+ */
 #ifndef NR
 #define NR	3
 #endif
@@ -220,6 +249,9 @@
 #endif
 #ifndef IRQ_EVENTS
 #define IRQ_EVENTS	2
+#endif
+#ifndef IRQ_ARRIVALS
+#define IRQ_ARRIVALS	2
 #endif
 #ifndef RD_OPS
 #define RD_OPS	1
@@ -277,7 +309,10 @@
 #define ITER_OPS	2
 #endif
 #elif defined(CFG_WRAP)
-/* An irq writer wraps the ring onto the open reserve it interrupted. */
+/*
+ * Irq writers wrap the ring onto the open reserve they interrupted: two
+ * events, in one interrupt or in two.
+ */
 #ifndef NR
 #define NR	2
 #endif
@@ -293,11 +328,48 @@
 #ifndef IRQ_EVENTS
 #define IRQ_EVENTS	2
 #endif
+#ifndef IRQ_ARRIVALS
+#define IRQ_ARRIVALS	2
+#endif
 #ifndef RD_OPS
 #define RD_OPS	1
 #endif
+#elif defined(CFG_TAIL)
+/*
+ * A move interrupted between its cmpxchg of write and its tail store: the
+ * irq fills the new sub-buffer and moves on, the task's later events take
+ * the fast path on cb->tail.  Sub-buffer 0 starts full of padding (as
+ * after discards that could not be taken back), so the first event moves.
+ */
+#ifndef NR
+#define NR	3
+#endif
+#ifndef CAP
+#define CAP	3
+#endif
+#ifndef OVERWRITE
+#define OVERWRITE	1
+#endif
+#ifndef T_EVENTS
+#define T_EVENTS	3
+#endif
+#ifndef IRQ_EVENTS
+#define IRQ_EVENTS	3
+#endif
+#ifndef RD_OPS
+#define RD_OPS	1
+#endif
+#ifndef PREFILL
+#define PREFILL	1
+#endif
 #else
-#error "choose a configuration: -DCFG_NEST, LAP, TAKE, MAP, PC, GUARD, RESET, ITER or WRAP"
+#error "choose a configuration: -DCFG_NEST, LAP, TAKE, MAP, PC, GUARD, RESET, ITER, WRAP or TAIL"
+#endif
+#ifndef PREFILL
+#define PREFILL		0
+#endif
+#ifndef IRQ_ARRIVALS
+#define IRQ_ARRIVALS	1
 #endif
 
 #ifndef T_DISCARD
@@ -383,6 +455,7 @@
 #define ST_DISCARDED	3
 #define ST_READ		4
 #define ST_CLEARED	5		/* a reset emptied the ring */
+#define ST_LOST		6		/* overwritten unread, loss reported */
 
 /* results of a claim attempt */
 #define R_OK		0
@@ -403,6 +476,7 @@ byte stamp_pos = POS_NONE;		/* cb->stamp_pos */
 byte tail;				/* cb->tail (slot number) */
 byte ptail = SLOT_NONE;			/* cb->ptail */
 byte committed, overrun, commit_overrun, dropped;
+byte pushing;				/* cb->pushing */
 /* shared */
 byte head;				/* cb->head */
 byte recdis;				/* cb->record_disabled / RB_HELD */
@@ -428,7 +502,9 @@ byte cpay[NPG * CAP];			/* payload */
 byte r_seq, r_off, r_len, r_ts;		/* rd.seq, rd.off, rd.len, rd.ts */
 bit r_done, r_own;			/* rd.done, rd.own */
 byte r_pg = PG_RD;			/* rd.copy */
+byte upage = PG_USER;			/* the read_page() caller's page */
 byte nread;				/* cb->read */
+byte lost_mark, lost_seen;		/* cb->lost_mark, cb->lost_seen */
 bit rlock;				/* cb->reader_lock */
 /* the writer CPU */
 byte clk;				/* trace clock */
@@ -445,14 +521,50 @@ byte gh_committed, gh_drop, gh_cov, gh_read;
 
 /* property tags: a violated assertion names its property */
 hidden byte p_once = 1, p_torn = 1, p_time = 1, p_commit = 1, p_count = 1;
+hidden byte p_slot = 1, p_lost = 1, p_page = 1;
+hidden byte pgi, pgj, pgn;		/* pg_check()'s counters */
 
 #ifdef LIVE
 ltl wprog { <> (wdone == NWRITERS) }
 #endif
 
+/*
+ * p_page: every page is in exactly one place: a slot not taken (its
+ * page), a taken slot (the spare in its next; its page is the reader's),
+ * the reader (rd.copy), the read_page() caller.
+ */
+#define SLOT_PG(s)	(staken[s] -> snext[s] : spage[s])
+inline pg_check()
+{
+	d_step {
+		pgi = 0;
+		do
+		:: pgi < PG_NULL ->
+			pgn = (r_pg == pgi);
+#if RD_PAGE
+			pgn = pgn + (upage == pgi);
+#endif
+			pgj = 0;
+			do
+			:: pgj < NR ->
+				pgn = pgn + (SLOT_PG(pgj) == pgi);
+				pgj++
+			:: else -> break
+			od;
+			assert(p_page && pgn == 1);
+			pgi++
+		:: else -> break
+		od;
+		pgi = 0;
+		pgj = 0;
+		pgn = 0
+	}
+}
+
 /* ------------------------------------------------------------ writer */
 #define WR_LOCALS							\
-	byte w, w2, off, sb, ts, st, sp, prev, id, nseq, r, h, c, n, end, op, ntop, k, pg, s2; \
+	byte w, w2, off, sb, ts, st, sp, prev, id, nseq, r, h, c, n, end, op, ntop, k, pg, s2, pv; \
+	short t2, k2;							\
 	short old, dl;							\
 	bit ok, got, abs, nset, otk;					\
 	byte res
@@ -499,8 +611,11 @@ inline rb_enter(key)
 /* rb_push(): overwrite mode retires sub-buffer r (slot sb) */
 inline rb_push()
 {
-	n = cum[sb] - retired[sb];	/* rb_push() L638 */
-	atomic {			/* rb_push() L649 atomic64_try_cmpxchg(head) */
+	n = cum[sb] - retired[sb];	/* rb_push() L643 */
+#ifndef MUTANT_LATE_OVERRUN
+	pushing++;			/* rb_push() L651 local_inc(pushing) */
+#endif
+	atomic {			/* rb_push() L658 atomic64_try_cmpxchg(head) */
 		if
 		:: head == r -> head = r + 1; got = 1
 		:: else -> got = 0
@@ -509,12 +624,27 @@ inline rb_push()
 	if
 	:: got ->
 #ifndef MUTANT_NO_OVERRUN
-		overrun = overrun + n	/* rb_push() L650 local_add(n, overrun) */
+		overrun = overrun + n	/* rb_push() L659 local_add(n, overrun) */
 #else
 		skip
 #endif
 	:: else ->
-		h = head		/* rb_push() L652 atomic64_read_acquire(head) */
+		h = head		/* rb_push() L661 atomic64_read_acquire(head) */
+	fi;
+#ifndef MUTANT_LATE_OVERRUN
+	pushing--			/* rb_push() L664 local_dec(pushing), after smp_wmb() L663 */
+#else
+	skip				/* no pushing: a reader may see head before overrun */
+#endif
+}
+
+/* rb_tail_of(s): cb->tail if its slot's tag is s, else the slot of s */
+inline rb_tail_of(s, out)
+{
+	out = tail;			/* rb_tail_of() L592 READ_ONCE(cb->tail) */
+	if
+	:: sseq[out] == (s)		/* rb_tail_of() L594 rb_tag_is(atomic_long_read(tag)) */
+	:: else -> out = SLOT(s)	/* rb_tail_of() L596 rb_slot_of() */
 	fi
 }
 
@@ -558,15 +688,17 @@ inline rb_mark()
 #endif
 			retired[sb] = c	/* rb_mark() L629, smp_wmb() L631 */
 		:: else
-		fi
+		fi;
+		pg_check()
 	fi
 }
 
 /* rb_move() with rb_make_room(): start sub-buffer PSEQ(w) + 1 */
 inline rb_move()
 {
-	nseq = PSEQ(w) + 1;		/* rb_move() L690 */
-	sb = SLOT(nseq);
+	nseq = PSEQ(w) + 1;		/* rb_move() L727 */
+	rb_tail_of(nseq - 1, pv);	/* rb_move() L728 prev */
+	sb = SLOT(nseq);		/* rb_move() L729 */
 	res = R_OK;
 	if
 	:: nseq >= NR ->		/* rb_make_room() L662 */
@@ -608,7 +740,7 @@ inline rb_move()
 	fi;
 	if
 	:: res == R_OK ->
-		atomic {		/* rb_move() L701 local64_try_cmpxchg(write) */
+		atomic {		/* rb_move() L738 local64_try_cmpxchg(write) */
 			if
 			:: wpos == w -> wpos = MKPOS(nseq, 1)
 			:: else -> res = R_AGAIN
@@ -618,10 +750,20 @@ inline rb_move()
 	fi;
 	if
 	:: res == R_OK ->
-		atomic {
-			send[SLOT(nseq - 1)] = POFF(w);	/* rb_move() L704 prev->end */
-			tail = sb	/* rb_move() L705 (only this CPU's publisher reads it) */
-		}
+		send[pv] = POFF(w);	/* rb_move() L741 WRITE_ONCE(prev->end) */
+#ifdef MUTANT_STALE_TAIL
+		tail = sb		/* one store, write not looked at again */
+#else
+		t2 = nseq;		/* rb_move() L742 rb_set_tail() */
+		do
+		:: tail = SLOT(t2);	/* rb_set_tail() L710 WRITE_ONCE(cb->tail) */
+			k2 = PSEQ(wpos);	/* rb_set_tail() L712 local64_read(write) */
+			if
+			:: k2 == t2 -> break	/* rb_set_tail() L713-L714 */
+			:: else -> t2 = k2	/* rb_set_tail() L715 */
+			fi
+		od
+#endif
 	:: else
 	fi
 }
@@ -662,8 +804,12 @@ inline rb_reserve_slow(force)
 				:: else -> res = R_AGAIN
 				fi
 			};
-			sb = SLOT(PSEQ(w));	/* rb_reserve_slow() L802 rb_tail_of() */
-			end = w + 1
+			if
+			:: res == R_OK ->
+				rb_tail_of(PSEQ(w), sb);	/* rb_reserve_slow() L832 */
+				end = w + 1
+			:: else
+			fi
 		:: else ->
 			rb_move();	/* rb_reserve_slow() L804 */
 			if
@@ -688,15 +834,16 @@ inline rb_reserve()
 {
 	res = R_AGAIN;
 	if
-	:: prev == TOP_NONE ->		/* rb_reserve() L837 not nested */
-		w = wpos;		/* rb_reserve() L839 */
-		atomic { clk++; ts = clk };	/* rb_reserve() L841 rb_clock() */
-		dl = ts - stamp;	/* rb_reserve() L843 */
+	:: prev == TOP_NONE ->		/* rb_reserve() L865 not nested */
+		w = wpos;		/* rb_reserve() L867 */
+		atomic { clk++; ts = clk };	/* rb_reserve() L869 rb_clock() */
+		dl = ts - stamp;	/* rb_reserve() L871 */
 		off = POFF(w);
+		sb = tail;		/* rb_reserve() L878 READ_ONCE(cb->tail) */
 		if
 		:: stamp_pos == w && dl >= 0 && off != 0 && off + 1 <= CAP ->
-					/* rb_reserve() L857-L859 */
-			atomic {	/* rb_reserve() L860 cmpxchg(write) */
+					/* rb_reserve() L883-L885 */
+			atomic {	/* rb_reserve() L886 cmpxchg(write) */
 				if
 				:: wpos == w -> wpos = w + 1; res = R_OK
 				:: else
@@ -705,8 +852,7 @@ inline rb_reserve()
 		:: else
 		fi;
 		if
-		:: res == R_OK ->	/* rb_reserve() L851, L862 */
-			sb = SLOT(PSEQ(w));
+		:: res == R_OK ->	/* rb_reserve() L888: sb as read from tail */
 			end = w + 1;
 			abs = 0
 		:: else
@@ -715,7 +861,7 @@ inline rb_reserve()
 	fi;
 	if
 	:: res != R_OK ->
-		rb_reserve_slow(prev != TOP_NONE)	/* rb_reserve() L838/L861 */
+		rb_reserve_slow(prev != TOP_NONE)	/* rb_reserve() L866/L887 */
 	:: else
 	fi
 }
@@ -751,6 +897,8 @@ inline rb_claimed(counted)
 inline rb_fill()
 {
 	atomic {			/* rb_fill_event() L713-L726 */
+		/* the slot the writer found holds the sub-buffer it claimed in */
+		assert(p_slot && sb == SLOT(PSEQ(w)));
 		pg = spage[sb];
 		if
 		:: off == 0 -> pts[pg] = ts
@@ -983,6 +1131,40 @@ proctype Irq() provided (ctx == 1 || !irq_in)
 {
 	WR_LOCALS;
 	byte e = 0;
+#if IRQ_ARRIVALS > 1
+	/*
+	 * Up to IRQ_ARRIVALS interrupts, each writing one or more of the
+	 * IRQ_EVENTS events, each arriving wherever the task is.
+	 */
+	byte arr = 0;
+	do
+	:: e < IRQ_EVENTS ->
+		atomic { ctx == 0 -> ctx = 1; irq_in = 1; arr++ };	/* an interrupt arrives */
+		do
+		:: e < IRQ_EVENTS ->
+			e++;
+			if
+			:: op = OP_COMMIT
+			:: IRQ_DISCARD -> op = OP_DISCARD
+			fi;
+			wr_event(KEY_IRQ);
+			if
+			:: arr < IRQ_ARRIVALS && e < IRQ_EVENTS -> break
+			:: true
+			fi
+		:: else -> break
+		od;
+		atomic {		/* and returns */
+			irq_in = 0;
+			ctx = 0;
+			if
+			:: e == IRQ_EVENTS -> wdone++
+			:: else
+			fi
+		}
+	:: else -> break
+	od
+#else
 	atomic { ctx == 0 -> ctx = 1; irq_in = 1 };	/* the interrupt arrives */
 	do
 	:: e < IRQ_EVENTS ->
@@ -995,6 +1177,7 @@ proctype Irq() provided (ctx == 1 || !irq_in)
 	:: else -> break
 	od;
 	atomic { irq_in = 0; ctx = 0; wdone++ }	/* and returns */
+#endif
 }
 #endif
 
@@ -1017,8 +1200,8 @@ proctype Nmi() provided (ctx == 2 || !nmi_in)
 
 /* ------------------------------------------------------------ readers */
 #define RD_LOCALS							\
-	byte c, ln, sbr, i, h, tot, ets, evid, tries, k, ops = 0, pg, base, kd, tq, gave, spare, upage = PG_USER; \
-	bit found, took, hasd, tk;					\
+	byte c, ln, sbr, i, h, tot, ets, evid, tries, k, ops = 0, pg, base, kd, tq, gave, spare; \
+	bit found, took, hasd, tk, moved;				\
 	byte rd_sbi, rd_base, rd_total, last_ts
 
 #if LOCKED
@@ -1033,25 +1216,72 @@ proctype Nmi() provided (ctx == 2 || !nmi_in)
 /* rb_rd_move(): point the reader at sub-buffer s, not taken yet */
 inline rb_rd_move(s)
 {
-	d_step {			/* rb_rd_move() L1461 rb_cur_start() */
+	d_step {			/* rb_rd_move() L1446 rb_cur_start() */
 		r_seq = s;
 		r_off = 0;
 		r_len = 0;
 		r_done = 0;
 		r_own = 0;
 		r_ts = 0
-	}
+	};
+	lost_mark = overrun		/* rb_rd_move() L1447 local_read(overrun) */
 }
 
 /* rb_rd_sync(): catch up with a writer that pushed our sub-buffer */
 inline rb_rd_sync()
 {
-	h = head;			/* rb_rd_sync() L1468 */
 	if
-	:: !r_own && h != r_seq ->	/* rb_rd_sync() L1470 */
-		rb_rd_move(h)
-	:: else
+	:: r_own			/* rb_rd_sync() L1461 */
+	:: else ->
+		h = head;		/* rb_rd_sync() L1464 atomic64_read_acquire(head) */
+		if
+		:: h != r_seq ->	/* rb_rd_sync() L1465 */
+#ifdef MUTANT_LATE_OVERRUN
+			rb_rd_move(h)	/* no push in flight to wait for */
+#else
+			if
+			:: pushing == 0 -> rb_rd_move(h)	/* rb_rd_sync() L1465-L1468 */
+			:: else
+			fi
+#endif
+		:: else
+		fi
 	fi
+}
+
+/*
+ * rb_take_lost() with the lost-position property: the events the reader
+ * is told it lost are exactly the committed events before its position
+ * it never read (reported once, with the first event after the gap).
+ * clear: consuming reads; a peek reports without clearing.
+ */
+inline rd_lost(clear)
+{
+	d_step {			/* rb_take_lost() L1623-L1626 */
+		k = 0;
+		i = 1;
+		do
+		:: i <= nid ->
+			if
+			:: evst[i] == ST_COMMITTED && evpos[i] < MKPOS(r_seq, r_off) ->
+				k++;
+				if
+				:: clear -> evst[i] = ST_LOST
+				:: else
+				fi
+			:: else
+			fi;
+			i++
+		:: else -> break
+		od;
+		assert(p_lost && k == lost_mark - lost_seen);
+		if
+		:: clear -> lost_seen = lost_mark
+		:: else
+		fi;
+		k = 0;
+		i = 0
+	}
 }
 
 /* rb_has_data(s): published data in sub-buffer s or beyond? */
@@ -1107,18 +1337,35 @@ inline rb_take()
 		base = retired[sbr];
 		spare = r_pg
 	};
+	took = 1;
+	moved = 0;
+#ifndef MUTANT_RETAKE_NEXT
+	/*
+	 * NOT IN ring_buffer.c (bd0a9b1): leave the slot alone unless its tag
+	 * is still r_seq, not taken.  Without this check (MUTANT_RETAKE_NEXT,
+	 * the code as it is) a take whose head cmpxchg lost to a push in
+	 * flight is retried while rb_rd_sync() waits for pushing: the retry
+	 * stores the page it took (now rd.copy) in sb->next, and rb_mark()
+	 * puts that page back in the slot while the reader holds it.
+	 */
+	atomic { took = (sseq[sbr] == r_seq && !staken[sbr]); moved = !took };
+#endif
 #ifndef MUTANT_TAG_BEFORE_NEXT
-	snext[sbr] = r_pg;		/* rb_take() L1510 */
+	if
+	:: took -> snext[sbr] = r_pg	/* rb_take() L1510 */
+	:: else
+	fi;
 #endif
 	atomic {			/* rb_take() L1519 atomic_long_try_cmpxchg(tag) */
 		if
-		:: sseq[sbr] == r_seq && !staken[sbr] ->
+		:: took && sseq[sbr] == r_seq && !staken[sbr] ->
 			staken[sbr] = 1;
 			took = 1;
 			r_pg = pg	/* rb_take() L1521 */
 		:: else -> took = 0
 		fi
 	};
+	pg_check();
 	if
 	:: took ->
 #ifdef MUTANT_TAG_BEFORE_NEXT
@@ -1151,6 +1398,24 @@ inline rb_take()
 			rb_own_len();	/* rb_take() L1534 */
 			r_ts = pts[r_pg]	/* rb_take() L1535 */
 		:: else
+		fi
+	:: else
+	fi
+}
+
+/*
+ * After a take that found the tag moved on (a writer pushed r_seq), the C
+ * loop calls rb_rd_sync(), rb_has_data() and rb_take() again, each a no-op,
+ * until pushing drops and rb_rd_sync() moves, or the tries run out: the
+ * model waits for pushing == 0 or gives up, without the idle rounds.
+ */
+inline rb_take_wait()
+{
+	if
+	:: moved ->
+		if
+		:: pushing == 0
+		:: tries = RD_TRIES
 		fi
 	:: else
 	fi
@@ -1251,7 +1516,8 @@ inline rb_rd_look()
 			:: !hasd -> break
 			:: else
 			fi;
-			rb_take()	/* rb_rd_look() L1598 */
+			rb_take();	/* rb_rd_look() L1598 */
+			rb_take_wait()
 		fi
 	:: else -> break
 	od
@@ -1263,7 +1529,9 @@ inline rd_consume()
 	RB_LOCK();			/* rb_read_one() L1647 rb_lock() */
 	rb_rd_look();			/* rb_read_one() L1648 */
 	if
-	:: found -> rd_accept(1)	/* rb_read_one() L1653 rb_rd_consume() */
+	:: found ->
+		rd_lost(1);		/* rb_read_one() L1648 rb_take_lost() */
+		rd_accept(1)		/* rb_read_one() L1650 rb_rd_consume() */
 	:: else
 	fi;
 	RB_UNLOCK()
@@ -1276,6 +1544,7 @@ inline rd_peek()
 	rb_rd_look();			/* rb_read_one() L1648 */
 	if
 	:: found ->
+		rd_lost(0);		/* rb_read_one() L1648 rb_take_lost(!consume) */
 		d_step {
 			evid = cid[CI(r_pg, r_off)];
 			assert(p_torn && evid != 0 && cpay[CI(r_pg, r_off)] == evid &&
@@ -1297,6 +1566,7 @@ inline rd_page()
 	rb_rd_look();			/* rb_rd_page() L1914 */
 	if
 	:: found ->
+		rd_lost(1);		/* rb_rd_page() L1913/L1919 rb_take_lost() */
 		if
 		:: !r_done -> rb_own_len()	/* rb_rd_page() L1916-L1917 */
 		:: else
@@ -1326,6 +1596,7 @@ inline rd_page()
 				r_pg = upage;
 				upage = gave
 			};
+			pg_check();
 			rb_rd_move(r_seq + 1)	/* rb_rd_give() L1899 */
 		:: else ->		/* rb_rd_span() L1856-L1880 */
 			do
@@ -1374,6 +1645,7 @@ inline rd_map_next()
 			:: found -> rd_accept(1); rb_cur_event()
 			:: else -> break
 			od;
+			rd_lost(1);	/* rb_map_next() rb_take_lost() */
 			tot = 1
 		:: else ->
 			if
@@ -1395,7 +1667,8 @@ inline rd_map_next()
 			:: !hasd -> break
 			:: else
 			fi;
-			rb_take()
+			rb_take();
+			rb_take_wait()
 		:: else -> break
 		od;
 		if
@@ -1404,7 +1677,8 @@ inline rd_map_next()
 			do
 			:: found -> rd_accept(1); rb_cur_event()
 			:: else -> break
-			od
+			od;
+			rd_lost(1)	/* rb_map_next() rb_take_lost() */
 		:: else
 		fi
 	:: else
@@ -1439,6 +1713,7 @@ proctype Reader()
 	od;
 	/* everyone else is done: read what is left, then count */
 	(wdone == NWRITERS && ctl_done);
+	pg_check();
 	do
 	:: rd_consume();
 		if
@@ -1454,7 +1729,7 @@ proctype Reader()
 		:: i <= nid ->
 			assert(p_commit && evst[i] != ST_RESERVED);
 			if
-			:: evst[i] == ST_COMMITTED -> k++
+			:: evst[i] == ST_COMMITTED || evst[i] == ST_LOST -> k++
 			:: else
 			fi;
 			i++
@@ -1745,6 +2020,7 @@ proctype Control()
 		stamp_pos = POS_NONE;
 		committed = 0;
 		overrun = 0;
+		pushing = 0;		/* rb_cpu_clear() L2392 */
 		commit_overrun = 0;
 		head = base;
 		r_seq = base;		/* rb_cur_start(&cb->rd, base) L2358 */
@@ -1756,13 +2032,15 @@ proctype Control()
 		pts[r_pg] = 0;		/* rb_cpu_clear() L2359-L2360 */
 		pcmt[r_pg] = 0;
 		nread = 0;
+		lost_seen = 0;		/* rb_cpu_clear() L2401-L2402 */
+		lost_mark = 0;
 		dropped = 0;		/* rb_reset_one() L2760 */
 		/* ghost: what was not read is gone with the counters */
 		j = 1;
 		do
 		:: j <= nid ->
 			if
-			:: evst[j] == ST_COMMITTED -> evst[j] = ST_CLEARED
+			:: evst[j] == ST_COMMITTED || evst[j] == ST_LOST -> evst[j] = ST_CLEARED
 			:: else
 			fi;
 			j++
@@ -1773,6 +2051,7 @@ proctype Control()
 		gh_cov = 0;
 		gh_read = 0
 	};
+	pg_check();
 	rlock = 0;
 #ifndef MUTANT_NO_HOLD
 	recdis = recdis - HELD;		/* rb_release_writers() L2569 */
@@ -1792,7 +2071,19 @@ init {
 			j++
 		:: else -> break
 		od;
-		sseq[0] = 0
+		sseq[0] = 0;
+#if PREFILL
+		j = 0;
+		do
+		:: j < CAP ->
+			ckind[CI(0, j)] = K_PAD;
+			j++
+		:: else -> break
+		od;
+		wpos = MKPOS(0, CAP);
+		cpos = MKPOS(0, CAP);
+#endif
+		j = 0
 	};
 	atomic {
 		run Task();
