@@ -1341,9 +1341,9 @@ inline rb_take()
 	moved = 0;
 #ifndef MUTANT_RETAKE_NEXT
 	/*
-	 * NOT IN ring_buffer.c (bd0a9b1): leave the slot alone unless its tag
-	 * is still r_seq, not taken.  Without this check (MUTANT_RETAKE_NEXT,
-	 * the code as it is) a take whose head cmpxchg lost to a push in
+	 * rb_take(): leave the slot alone unless its tag is still r_seq, not
+	 * taken.  Without this check (MUTANT_RETAKE_NEXT, the code up to
+	 * 9fe6a6b's parent) a take whose head cmpxchg lost to a push in
 	 * flight is retried while rb_rd_sync() waits for pushing: the retry
 	 * stores the page it took (now rd.copy) in sb->next, and rb_mark()
 	 * puts that page back in the slot while the reader holds it.
