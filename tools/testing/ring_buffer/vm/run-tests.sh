@@ -76,6 +76,30 @@ record() {
 	fi
 }
 
+# record_ktap LOG WHAT: every KTAP result line of LOG becomes a result of
+# ours ("1..0 # SKIP why": one skipped result); none at all is a failure.
+record_ktap() {
+	local log=$1 what=$2 line verdict nres=0
+
+	while IFS= read -r line; do
+		case "$line" in
+		"1..0 # SKIP "*)
+			record skip "$what" "${line#1..0 # SKIP }"
+			nres=$((nres + 1))
+			continue ;;
+		"ok "*) verdict=ok ;;
+		"not ok "*) verdict=fail ;;
+		*) continue ;;
+		esac
+		line=${line#not ok }
+		line=${line#ok }
+		line=${line#* }
+		record "$verdict" "${line%% # *}" "$([[ $line == *' # '* ]] && echo "${line#* # }")"
+		nres=$((nres + 1))
+	done < "$log"
+	[ "$nres" -gt 0 ] || record fail "$what" "no results; see $log"
+}
+
 # --- 0. installs ----------------------------------------------------------------
 # Every package any stage below needs, and the other architectures' .debs,
 # in one step before anything runs in parallel (install-deps.sh; a stage's
@@ -145,21 +169,7 @@ if [ "$kind" = ours ] && [ -f "$REPO/tools/testing/ring_buffer/model/check.sh" ]
 		else
 			stage_end FAILED
 		fi
-		# Every KTAP line of the target becomes a result of ours.
-		nres=0
-		while IFS= read -r line; do
-			case "$line" in
-			"ok "*) verdict=ok ;;
-			"not ok "*) verdict=fail ;;
-			*) continue ;;
-			esac
-			line=${line#not ok }
-			line=${line#ok }
-			line=${line#* }
-			record "$verdict" "${line%% # *}" "$([[ $line == *' # '* ]] && echo "${line#* # }")"
-			nres=$((nres + 1))
-		done < "$log"
-		[ "$nres" -gt 0 ] || record fail "Spin $target" "no results; see $log"
+		record_ktap "$log" "Spin $target"
 	done
 fi
 
@@ -179,24 +189,7 @@ if [ "$kind" = ours ] && [ -f "$REPO/tools/testing/ring_buffer/litmus/run.sh" ];
 	else
 		stage_end FAILED
 	fi
-	nres=0
-	while IFS= read -r line; do
-		case "$line" in
-		"1..0 # SKIP "*)
-			record skip "litmus" "${line#1..0 # SKIP }"
-			nres=$((nres + 1))
-			continue ;;
-		"ok "*) verdict=ok ;;
-		"not ok "*) verdict=fail ;;
-		*) continue ;;
-		esac
-		line=${line#not ok }
-		line=${line#ok }
-		line=${line#* }
-		record "$verdict" "${line%% # *}" "$([[ $line == *' # '* ]] && echo "${line#* # }")"
-		nres=$((nres + 1))
-	done < "$log"
-	[ "$nres" -gt 0 ] || record fail "litmus" "no results; see $log"
+	record_ktap "$log" "litmus"
 fi
 
 # --- 2. the patch ---------------------------------------------------------------
