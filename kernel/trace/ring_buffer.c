@@ -822,14 +822,20 @@ rb_reserve_slow(struct trace_buffer *buffer, struct rb_cpu *cb,
 		st = READ_ONCE(cb->stamp);
 		sp = READ_ONCE(cb->stamp_pos);
 		ts = rb_clock(buffer);
+		/*
+		 * A clock that went back stalls at the last stamp (6.12 writes
+		 * a zero delta): stamps never go back within a sub-buffer,
+		 * which a persistent buffer's next boot checks.
+		 */
+		if (unlikely(ts < st))
+			ts = st;
 		off = rb_poff(cb, w);
-		/* Huge when the clock went back: caught with the long gaps. */
 		delta = ts - st;
 		if (!off) {
 			/* First event of a sub-buffer: delta 0 to its header. */
 			delta = 0;
 		} else if (sp != (u64)w || force_abs || delta > RB_DELTA_MAX) {
-			abs = sp != (u64)w || force_abs || ts < st;
+			abs = sp != (u64)w || force_abs;
 			pre = RB_META_LEN;
 		}
 		if (off + pre + size <= cb->cap) {

@@ -536,6 +536,46 @@ static int test_range_kaslr_cpu0_empty(void)
 #endif
 }
 
+/*
+ * The trace clock steps back once in the middle of a sub-buffer (a TSC
+ * recalibration, tai when wall time is set): the next boot keeps every
+ * event, and no stamp goes back within a sub-buffer.
+ */
+static int test_range_clock_back(void)
+{
+	struct trace_buffer *b;
+	struct t_area a;
+	u64 ts, last = 0;
+	int n = 0;
+
+	T_ASSERT(!t_area_get(&a, T_BASIC_PAGES));
+	b = t_boot(&a, RB_FL_OVERWRITE);
+	T_ASSERT(b);
+	sim_bind(0);
+	T_EQ(t_put(b, 40, 1000000), 0);
+	T_EQ(t_put(b, 40, 1001000), 0);
+	T_EQ(t_put(b, 40, 500000), 0);
+	T_EQ(t_put(b, 40, 1002000), 0);
+	ring_buffer_free(b);
+	b = t_boot(&a, RB_FL_OVERWRITE);
+	T_ASSERT(b);
+	if (t_log_count(0, T_PREV) != 1) {
+		t_log_dump();
+		T_FAIL("CPU 0 not kept after its clock went back");
+	}
+	T_EQ(ring_buffer_entries_cpu(b, 0), 4);
+	while (ring_buffer_consume(b, 0, &ts, NULL)) {
+		if (ts < last)
+			T_FAIL("stamp %llu after %llu", ts, last);
+		last = ts;
+		n++;
+	}
+	T_EQ(n, 4);
+	ring_buffer_free(b);
+	t_area_put(&a);
+	return 0;
+}
+
 /* ------------------------------------------------------------------ */
 static int test_range_kaslr(void)
 {
@@ -1691,6 +1731,7 @@ const struct rb_case rb_range_cases[] = {
 	{ "range_basic", test_range_basic },
 	{ "range_busy", test_range_busy },
 	{ "range_kaslr", test_range_kaslr },
+	{ "range_clock_back", test_range_clock_back },
 	{ "range_kaslr_cpu0_empty", test_range_kaslr_cpu0_empty },
 	{ "range_overflow", test_range_overflow },
 	{ "range_drops", test_range_drops },
