@@ -701,24 +701,26 @@ static int rb_make_room(struct trace_buffer *buffer, struct rb_cpu *cb,
 }
 
 /*
- * Point cb->tail at the slot of write, which we moved into @seq.  A writer
- * that interrupts us may move write on and store its slot before our store
- * lands: then ours is stale, and the fast path, which trusts tail, would
- * write the next sub-buffer's events into this one's page.  So store, then
- * look at write again; a nested writer runs this to the end before we go
- * on, and write only grows, so the last store names write's sub-buffer.
+ * Point cb->tail at the slot of write, which we moved into @seq (slot
+ * @sb).  A writer that interrupts us may move write on and store its slot
+ * before our store lands: then ours is stale, and the fast path, which
+ * trusts tail, would write the next sub-buffer's events into this one's
+ * page.  So store, then look at write again; a nested writer runs this to
+ * the end before we go on, and write only grows, so the last store names
+ * write's sub-buffer.
  */
-static void rb_set_tail(struct rb_cpu *cb, u64 seq)
+static void rb_set_tail(struct rb_cpu *cb, struct rb_subbuf *sb, u64 seq)
 {
 	u64 now;
 
 	for (;;) {
-		WRITE_ONCE(cb->tail, rb_slot_of(cb, seq));
+		WRITE_ONCE(cb->tail, sb);
 		barrier();
 		now = rb_pseq(cb, local64_read(&cb->write));
 		if (likely(now == seq))
 			return;
 		seq = now;
+		sb = rb_slot_of(cb, seq);
 	}
 }
 
@@ -745,7 +747,7 @@ static noinline struct rb_subbuf *rb_move(struct trace_buffer *buffer,
 		return ERR_PTR(-EAGAIN);
 	/* Readers use this only once commit has passed it. */
 	WRITE_ONCE(prev->end, rb_poff(cb, w));
-	rb_set_tail(cb, seq);
+	rb_set_tail(cb, sb, seq);
 	return sb;
 }
 
