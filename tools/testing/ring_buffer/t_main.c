@@ -145,7 +145,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	signal(SIGALRM, t_watchdog);
-	alarm(rb_opt_tsan ? 1200 : 900);
+	alarm(rb_opt_tsan ? 1500 : 1200);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	sim_init(4);
 
