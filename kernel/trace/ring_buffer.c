@@ -2501,6 +2501,21 @@ static bool rb_range_any_kept(struct trace_buffer *buffer)
 	return false;
 }
 
+/*
+ * The header is not this layout's: before it says so, no CPU's part may
+ * look valid, also of a CPU attached only later (or at the next boot).
+ */
+static void rb_range_forget(struct trace_buffer *buffer)
+{
+	unsigned long cpu;
+
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
+		WRITE_ONCE(((struct rb_range_cpu *)(buffer->range_start +
+			PAGE_SIZE + cpu * buffer->range_part))->magic, 0);
+	/* Forgotten before the header is rewritten as valid. */
+	barrier();
+}
+
 static int rb_range_setup(struct trace_buffer *buffer, unsigned long start,
 			  unsigned long size)
 {
@@ -2531,6 +2546,8 @@ static int rb_range_setup(struct trace_buffer *buffer, unsigned long start,
 		buffer->text_delta = (unsigned long)_text - hdr->text_addr;
 		buffer->data_delta = (unsigned long)_sdata - hdr->data_addr;
 		buffer->range_kept = rb_range_any_kept(buffer);
+	} else {
+		rb_range_forget(buffer);
 	}
 	hdr->magic = RB_RANGE_MAGIC;
 	hdr->layout = RB_RANGE_LAYOUT;

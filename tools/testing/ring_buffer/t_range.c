@@ -576,6 +576,54 @@ static int test_range_clock_back(void)
 	return 0;
 }
 
+/*
+ * A header that fails at boot B is rewritten as valid there; the parts of
+ * CPUs that were not up at B must not come back at boot C with boot A's
+ * events.
+ */
+static int test_range_offline_parts(void)
+{
+	struct trace_buffer *b;
+	struct t_area a;
+	int c, ret = 0;
+
+#ifdef RB_STOCK
+	T_SKIP("the header it damages is our range layout's");
+#endif
+	T_ASSERT(!t_area_get(&a, T_BASIC_PAGES));
+	b = t_boot(&a, RB_FL_OVERWRITE);
+	T_ASSERT(b);
+	for (c = 0; c < T_NCPU; c++) {
+		sim_bind(c);
+		ret |= t_put(b, 40, 1000000 + c);
+	}
+	sim_bind(0);
+	T_EQ(ret, 0);
+	ring_buffer_free(b);
+	/* boot B: the header does not match, CPUs 1-3 are not up */
+	memset(a.start, 0xa5, 64);
+	for (c = 1; c < T_NCPU; c++)
+		sim_cpu_down(c);
+	b = t_boot(&a, RB_FL_OVERWRITE);
+	T_ASSERT(b);
+	ring_buffer_free(b);
+	for (c = 1; c < T_NCPU; c++)
+		T_EQ(sim_cpu_up(c), 0);
+	/* boot C: every CPU up, nothing of boot A may come back */
+	b = t_boot(&a, RB_FL_OVERWRITE);
+	T_ASSERT(b);
+	for (c = 0; c < T_NCPU; c++) {
+		if (t_log_count(c, T_PREV) || ring_buffer_entries_cpu(b, c)) {
+			t_log_dump();
+			T_FAIL("CPU %d brought back %lu events of two boots ago", c,
+			       ring_buffer_entries_cpu(b, c));
+		}
+	}
+	ring_buffer_free(b);
+	t_area_put(&a);
+	return 0;
+}
+
 /* ------------------------------------------------------------------ */
 static int test_range_kaslr(void)
 {
@@ -1731,6 +1779,7 @@ const struct rb_case rb_range_cases[] = {
 	{ "range_basic", test_range_basic },
 	{ "range_busy", test_range_busy },
 	{ "range_kaslr", test_range_kaslr },
+	{ "range_offline_parts", test_range_offline_parts },
 	{ "range_clock_back", test_range_clock_back },
 	{ "range_kaslr_cpu0_empty", test_range_kaslr_cpu0_empty },
 	{ "range_overflow", test_range_overflow },
