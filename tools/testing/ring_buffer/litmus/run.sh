@@ -32,6 +32,7 @@
 #                         the packages are installed when missing; about 3
 #                         minutes on 2 cores)
 #   herd7 on PATH
+#   one built before from a tarball under $HERD_DIR
 # With none of them the stage is skipped ("1..0 # SKIP", exit 0): it says
 # why and how to get herd7.  A HERD7 or HERDTOOLS that does not work fails.  LKMM=DIR names a tools/memory-model directory;
 # by default the one of build/linux-6.12-pristine (KERNEL_TREE=) or, when
@@ -81,25 +82,11 @@ skip() {
 	exit 0
 }
 
-# need_pkgs PKG...: install the missing Debian packages (as root).
+# need_pkgs PKG...: install the missing Debian packages through the
+# pipeline's one installer (one apt at a time on the machine; as another
+# user it prints the command for root).
 need_pkgs() {
-	local missing=() p
-	for p in "$@"; do
-		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
-			missing+=("$p")
-	done
-	[ ${#missing[@]} -eq 0 ] && return 0
-	if [ "$(id -u)" -ne 0 ]; then
-		msg "ERROR: missing packages: ${missing[*]}; run as root:"
-		msg "    apt-get update && apt-get install -y ${missing[*]}"
-		return 1
-	fi
-	msg "apt-get install ${missing[*]}"
-	DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -q \
-		"${missing[@]}" >/dev/null ||
-		{ DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 update -q >/dev/null &&
-		  DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -q \
-			"${missing[@]}" >/dev/null; }
+	bash "$REPO/tools/testing/ring_buffer/vm/install-deps.sh" --pkgs "$@"
 }
 
 # build_herd TARBALL: build herd7 from a herdtools7 source tarball once;
@@ -191,8 +178,11 @@ elif [ -n "${HERDTOOLS:-}" ]; then
 	herd=("$h") herd_from=$h
 elif command -v herd7 >/dev/null 2>&1; then
 	herd=(herd7) herd_from=$(command -v herd7)
+elif h=$(ls "$HERD_DIR"/*/.built 2>/dev/null | head -n 1) && [ -x "${h%/.built}/herd7" ]; then
+	# Built from a tarball before, by this user (HERDTOOLS= another time).
+	herd=("${h%/.built}/herd7") herd_from="${h%/.built}/herd7 (built before)"
 else
-	skip "no herd7: neither HERD7= nor HERDTOOLS= given and no herd7 on PATH"
+	skip "no herd7: neither HERD7= nor HERDTOOLS= given, no herd7 on PATH nor in $HERD_DIR"
 fi
 
 if ! lkmm=$(lkmm_dir) || [ ! -f "$lkmm/linux-kernel.cfg" ]; then
