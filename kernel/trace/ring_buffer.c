@@ -2347,23 +2347,32 @@ static void rb_untake(struct rb_cpu *cb, bool all, u64 keep)
 }
 
 /*
- * Number a new set of pages for user mappings: the reader's is 0, slot i's
- * is i + 1 (its next page, while taken).  From then on an id moves with its
- * page (rb_mark(), rb_take(), read_page() keeps it), so a mapping needs no
- * numbering and never stops the writers.  Writers held off (or none yet).
+ * Number the pages for user mappings as 6.12 does: the reader's 0, then
+ * the slots from head in ring order (a taken slot's id is its next page's).
+ * Ids move with their pages (rb_mark(), rb_take(); read_page() keeps
+ * them).  Done when a ring gets a new set of pages, writers held off, and
+ * at the first mapping on the ring's CPU under the guard (see
+ * rb_map_publish()): a writer's rb_mark(), which copies next_id to id as
+ * it un-takes a slot, can then only be an NMI's, run whole between two of
+ * our steps; if it un-took the slot after we read the tag, id gets our
+ * number too.  Reader lock held (or no reader yet).
  */
 static void rb_number(struct rb_cpu *cb)
 {
+	u64 head = atomic64_read(&cb->head);
 	unsigned long i;
 
 	cb->rd_id = 0;
 	for (i = 0; i < cb->nr; i++) {
-		struct rb_subbuf *sb = &cb->subbufs[i];
+		struct rb_subbuf *sb = rb_slot_of(cb, head + i);
 
-		if (atomic_long_read(&sb->tag) & RB_TAKEN)
-			sb->next_id = i + 1;
-		else
-			sb->id = i + 1;
+		if (atomic_long_read(&sb->tag) & RB_TAKEN) {
+			WRITE_ONCE(sb->next_id, i + 1);
+			barrier();
+			if (atomic_long_read(&sb->tag) & RB_TAKEN)
+				continue;
+		}
+		WRITE_ONCE(sb->id, i + 1);
 	}
 }
 
@@ -2473,7 +2482,14 @@ static struct rb_data_page *rb_range_page(struct rb_cpu *cb, unsigned long i)
 	return (void *)(cb->pbase + (i << cb->shift));
 }
 
-/* Geometry of the range, and whether it holds a header of ours. */
+/* The part of the range that belongs to @cpu. */
+static struct rb_range_cpu *rb_range_part(struct trace_buffer *buffer,
+					  unsigned long cpu)
+{
+	return (void *)(buffer->range_start + PAGE_SIZE +
+			cpu * buffer->range_part);
+}
+
 /*
  * Does some CPU's part hold sub-buffers it would keep?  Asked before the
  * CPUs are attached (6.12 makes boot instances before the other CPUs come
@@ -2485,8 +2501,7 @@ static bool rb_range_any_kept(struct trace_buffer *buffer)
 	unsigned long cpu, i;
 
 	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
-		struct rb_range_cpu *pm = (void *)(buffer->range_start +
-				PAGE_SIZE + cpu * buffer->range_part);
+		struct rb_range_cpu *pm = rb_range_part(buffer, cpu);
 		u64 from = max_t(u64, local64_read(&pm->head), READ_ONCE(pm->rd));
 
 		if (READ_ONCE(pm->magic) != RB_RANGE_MAGIC || pm->cpu != cpu)
@@ -2510,12 +2525,12 @@ static void rb_range_forget(struct trace_buffer *buffer)
 	unsigned long cpu;
 
 	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
-		WRITE_ONCE(((struct rb_range_cpu *)(buffer->range_start +
-			PAGE_SIZE + cpu * buffer->range_part))->magic, 0);
+		WRITE_ONCE(rb_range_part(buffer, cpu)->magic, 0);
 	/* Forgotten before the header is rewritten as valid. */
 	barrier();
 }
 
+/* Geometry of the range, and whether it holds a header of ours. */
 static int rb_range_setup(struct trace_buffer *buffer, unsigned long start,
 			  unsigned long size)
 {
@@ -2730,14 +2745,12 @@ static void rb_range_fresh(struct rb_cpu *cb)
 /* Give @cb its part of the range: what a previous boot left, or nothing. */
 static void rb_range_attach(struct trace_buffer *buffer, struct rb_cpu *cb)
 {
-	unsigned long part = buffer->range_start + PAGE_SIZE +
-			     cb->cpu * buffer->range_part;
 	const char *why;
 	u64 first, last;
 
-	cb->pm = (void *)part;
-	cb->pbase = part + PAGE_ALIGN(sizeof(*cb->pm) +
-				      buffer->range_pages * sizeof(u64));
+	cb->pm = rb_range_part(buffer, cb->cpu);
+	cb->pbase = (unsigned long)cb->pm + PAGE_ALIGN(sizeof(*cb->pm) +
+				buffer->range_pages * sizeof(u64));
 	why = rb_range_check(buffer, cb, &first, &last);
 	if (!why && first <= last) {
 		rb_range_restore(cb, first, last);
@@ -4334,33 +4347,6 @@ struct rb_map_sync {
 };
 
 /*
- * Number the pages as 6.12 does at the first mapping: the reader's 0, then
- * the slots from head in ring order.  On the ring's CPU under the guard
- * (see rb_map_publish()): a writer's rb_mark(), which copies next_id to
- * id as it un-takes a slot, can only be an NMI's, run whole between two
- * of our steps; if it un-took the slot after we read the tag, id gets our
- * number too.  Reader lock held.
- */
-static void rb_map_number(struct rb_cpu *cb)
-{
-	u64 head = atomic64_read(&cb->head);
-	unsigned long i;
-
-	cb->rd_id = 0;
-	for (i = 0; i < cb->nr; i++) {
-		struct rb_subbuf *sb = rb_slot_of(cb, head + i);
-
-		if (atomic_long_read(&sb->tag) & RB_TAKEN) {
-			WRITE_ONCE(sb->next_id, i + 1);
-			barrier();
-			if (atomic_long_read(&sb->tag) & RB_TAKEN)
-				continue;
-		}
-		WRITE_ONCE(sb->id, i + 1);
-	}
-}
-
-/*
  * On the ring's CPU with interrupts off, after every writer sees
  * cb->mapped: from now on each publication stores the live page's commit
  * word.  With no writer inside, take the guard (writers of NMIs nest in
@@ -4381,7 +4367,7 @@ static void rb_map_publish(void *arg)
 	/* The guard is ours before we number and publish. */
 	barrier();
 	raw_spin_lock(&cb->reader_lock);
-	rb_map_number(cb);
+	rb_number(cb);
 	raw_spin_unlock(&cb->reader_lock);
 	rb_end_commit(cb, RB_TOP_NONE);
 	ms->done = true;
