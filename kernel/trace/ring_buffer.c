@@ -3309,13 +3309,9 @@ int ring_buffer_swap_cpu(struct trace_buffer *buffer_a,
 		return -EAGAIN;
 	if (atomic_read(&ca->iters) || atomic_read(&cb->iters))
 		return -EBUSY;
-	/*
-	 * Release: a writer on another CPU that finds the ring through the
-	 * slot sees it initialised (pairs with the address dependency of the
-	 * READ_ONCE() in rb_enter()).
-	 */
+	/* Release: pairs with rb_enter()'s READ_ONCE(slot->cb) (dependency). */
 	smp_store_release(&per_cpu_ptr(buffer_a->slots, cpu)->cb, cb);
-	/* As above: pairs with rb_enter()'s READ_ONCE(slot->cb). */
+	/* The same for buffer_b's slot: a ring is seen initialised. */
 	smp_store_release(&per_cpu_ptr(buffer_b->slots, cpu)->cb, ca);
 	return 0;
 }
