@@ -221,6 +221,7 @@ struct rb_cpu {
 	unsigned long		read;
 	unsigned long		lost_seen;	/* overrun already reported */
 	unsigned long		lost_mark;	/* overrun when rd.seq began */
+	struct rb_cursor	dump;		/* see rb_dump_look() */
 	/* User mappings, under buffer->mutex. */
 	struct trace_buffer_meta *meta;
 	unsigned int		mapped;
@@ -521,7 +522,8 @@ EXPORT_SYMBOL_GPL(ring_buffer_event_data);
 
 static struct rb_cpu *rb_cpu_get(struct trace_buffer *buffer, int cpu)
 {
-	if (!buffer || cpu < 0 || cpu >= nr_cpu_ids ||
+	/* A negative @cpu fails the unsigned compare. */
+	if (!buffer || (unsigned int)cpu >= nr_cpu_ids ||
 	    !cpumask_test_cpu(cpu, buffer->cpumask))
 		return NULL;
 	/* Pairs with the smp_wmb() in rb_cpu_add(). */
@@ -556,9 +558,9 @@ static bool rb_nmi_no_read(void)
 
 /*
  * Reader lock for consuming reads.  An NMI only tries it (it may have
- * interrupted this CPU's reader); failing, it reads without the lock and
- * switches the ring off for good (RB_DUMPED), see Documentation section 7.
- * Returns whether the lock is held; for sparse it is taken either way.
+ * interrupted this CPU's reader); failing, it reads with rb_dump_look(),
+ * and so do all later NMIs.  Returns whether the lock is held; for sparse
+ * it is taken either way.
  */
 static __always_inline bool rb_lock(struct rb_cpu *cb, unsigned long *flags)
 	__acquires(&cb->reader_lock)
@@ -568,9 +570,9 @@ static __always_inline bool rb_lock(struct rb_cpu *cb, unsigned long *flags)
 		return true;
 	}
 	local_irq_save(*flags);
-	if (raw_spin_trylock(&cb->reader_lock))
+	if (!(atomic_read(&cb->record_disabled) & RB_DUMPED) &&
+	    raw_spin_trylock(&cb->reader_lock))
 		return true;
-	atomic_or(RB_DUMPED, &cb->record_disabled);
 	__acquire(&cb->reader_lock);
 	return false;
 }
@@ -1557,7 +1559,7 @@ static bool rb_take(struct rb_cpu *cb)
 }
 
 /*
- * Events in the reader's page once the writer has left it, or -1 when
+ * Events in the reader's page once the writer has left it, or < 0 when
  * that can no longer be told (a lap later, or after a resize).  Cached.
  */
 static long rb_own_total(struct rb_cpu *cb)
@@ -1568,7 +1570,7 @@ static long rb_own_total(struct rb_cpu *cb)
 	long n = RB_TOTAL_LOST;
 
 	if (cb->rd_total != RB_TOTAL_ASK)
-		return cb->rd_total < 0 ? -1 : cb->rd_total;
+		return cb->rd_total;
 	cum = local_read(&sb->cum);
 	/* Pairs with the cmpxchg in rb_mark(): cum is still our lap's. */
 	smp_rmb();
@@ -1587,7 +1589,7 @@ static long rb_own_total(struct rb_cpu *cb)
 			n = cum - cb->rd_base;
 	}
 	cb->rd_total = n;
-	return n < 0 ? -1 : n;
+	return n;
 }
 
 /* Next event for the consuming reader, taking sub-buffers; lock held. */
@@ -1615,6 +1617,75 @@ rb_rd_look(struct trace_buffer *buffer, struct rb_cpu *cb, u64 *ts)
 		if (!rb_has_data(cb, rd->seq))
 			return NULL;
 		rb_take(cb);
+	}
+	return NULL;
+}
+
+/*
+ * Point the dump's cursor at its sub-buffer, in place in the ring, taken
+ * or not.  False when the writer has not reached it.
+ */
+static bool rb_dump_page(struct rb_cpu *cb, struct rb_cursor *cur)
+{
+	struct rb_subbuf *sb = rb_slot_of(cb, cur->seq);
+	u64 commit = local64_read(&cb->commit);
+	u64 cseq = rb_pseq(cb, commit);
+
+	smp_rmb();	/* pairs with the smp_wmb() in rb_end_commit() */
+	if (cseq != cur->seq && !rb_seq_before(cur->seq, cseq))
+		return false;
+	cur->done = cseq != cur->seq;
+	/* Pushed out and reused: go on at the head. */
+	if ((atomic_long_read(&sb->tag) & ~RB_TAKEN) != rb_tag(cur->seq)) {
+		u64 head = atomic64_read(&cb->head);
+
+		if (rb_seq_before(cur->seq, head))
+			cur->seq = head - 1;
+		cur->len = 0;
+		cur->done = true;
+		return true;
+	}
+	cur->copy = READ_ONCE(sb->page);
+	cur->len = min(cur->done ? READ_ONCE(sb->end) : rb_poff(cb, commit),
+		       cb->cap);
+	if (!cur->off)
+		cur->ts = cur->copy->time_stamp;
+	return true;
+}
+
+/*
+ * The reader of a panic dump from NMI that did not get the reader lock:
+ * the lock's holder is the reader it interrupted, or one on a stopped
+ * CPU.  It reads in place with a cursor of its own (cb->dump), from where
+ * the consuming reader stands, and never takes a sub-buffer or moves a
+ * page, so the holder finds its pages where it left them.  The ring is
+ * off for good (RB_DUMPED); what the dump decodes may be torn, never out
+ * of its page.
+ */
+static struct ring_buffer_event *
+rb_dump_look(struct trace_buffer *buffer, struct rb_cpu *cb, u64 *ts)
+{
+	struct rb_cursor *cur = &cb->dump;
+	struct ring_buffer_event *ev;
+	unsigned long n;
+
+	if (!(atomic_fetch_or(RB_DUMPED, &cb->record_disabled) & RB_DUMPED)) {
+		/* data_race: the lock holder may be moving the reader. */
+		rb_cur_start(cur, data_race(cb->rd.seq));
+		/* data_race: a torn start is bounded by rb_dump_page(). */
+		if (data_race(cb->rd.own)) {
+			cur->off = data_race(cb->rd.off); /* as rd.own */
+			cur->ts = data_race(cb->rd.ts); /* as rd.own */
+		}
+	}
+	/* Each sub-buffer of the ring once at most. */
+	for (n = 0; n <= cb->nr; n++) {
+		if (!rb_dump_page(cb, cur))
+			return NULL;
+		ev = rb_cur_event(buffer, cur, ts);
+		if (ev || !cur->done)
+			return ev;
+		rb_cur_start(cur, cur->seq + 1);
 	}
 	return NULL;
 }
@@ -1664,15 +1735,19 @@ rb_read_one(struct trace_buffer *buffer, int cpu, u64 *ts,
 	if (!cb || rb_nmi_no_read())
 		return NULL;
 	locked = rb_lock(cb, &flags);
-	ev = rb_rd_look(buffer, cb, &t);
-	if (ev) {
-		if (lost_events)
+	if (unlikely(!locked)) {
+		ev = rb_dump_look(buffer, cb, &t);
+		if (ev && consume)
+			rb_cur_pass(&cb->dump, t);
+	} else {
+		ev = rb_rd_look(buffer, cb, &t);
+		if (ev && lost_events)
 			*lost_events = rb_take_lost(cb, consume);
-		if (consume)
+		if (ev && consume)
 			rb_rd_consume(cb, t);
-		if (ts)
-			*ts = t;
 	}
+	if (ev && ts)
+		*ts = t;
 	rb_unlock(cb, flags, locked);
 	return ev;
 }
@@ -1884,9 +1959,6 @@ static unsigned int rb_rd_span(struct trace_buffer *buffer, struct rb_cpu *cb,
 		rb_rd_consume(cb, ts);
 		(*events)++;
 	}
-	/* Bounded even if an unlocked NMI dump moved the cursor meanwhile. */
-	if (rd->off < start || rd->off - start > room)
-		return 0;
 	return rd->off - start;
 }
 
@@ -1979,13 +2051,13 @@ int ring_buffer_read_page(struct trace_buffer *buffer,
 	unsigned long flags;
 	int ret = -1;
 
-	if (!cb || !rpage || !rpage->data || rpage->order != cb->order)
+	if (!cb || !rpage || !rpage->data)
 		return -1;
-	len = min_t(size_t, len, PAGE_SIZE << cb->order);
+	len = min_t(size_t, len, PAGE_SIZE << rpage->order);
 	if (len <= RB_HDR_BYTES)
 		return -1;
 	raw_spin_lock_irqsave(&cb->reader_lock, flags);
-	/* An order change may have run since the check above. */
+	/* Under the lock: an order change may be running. */
 	if (rpage->order == cb->order)
 		ret = rb_rd_page(buffer, cb, rpage, len - RB_HDR_BYTES, full);
 	raw_spin_unlock_irqrestore(&cb->reader_lock, flags);
@@ -2491,32 +2563,6 @@ static struct rb_range_cpu *rb_range_part(struct trace_buffer *buffer,
 }
 
 /*
- * Does some CPU's part hold sub-buffers it would keep?  Asked before the
- * CPUs are attached (6.12 makes boot instances before the other CPUs come
- * up, and asks for the KASLR delta right away); each part is validated in
- * full when its CPU attaches.
- */
-static bool rb_range_any_kept(struct trace_buffer *buffer)
-{
-	unsigned long cpu, i;
-
-	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
-		struct rb_range_cpu *pm = rb_range_part(buffer, cpu);
-		u64 from = max_t(u64, local64_read(&pm->head), READ_ONCE(pm->rd));
-
-		if (READ_ONCE(pm->magic) != RB_RANGE_MAGIC || pm->cpu != cpu)
-			continue;
-		for (i = 0; i < buffer->range_pages; i++) {
-			u64 s = READ_ONCE(pm->seq[i]);
-
-			if (s != RB_RANGE_NONE && s >= from)
-				return true;
-		}
-	}
-	return false;
-}
-
-/*
  * The header is not this layout's: before it says so, no CPU's part may
  * look valid, also of a CPU attached only later (or at the next boot).
  */
@@ -2560,7 +2606,6 @@ static int rb_range_setup(struct trace_buffer *buffer, unsigned long start,
 	if (buffer->range_valid) {
 		buffer->text_delta = (unsigned long)_text - hdr->text_addr;
 		buffer->data_delta = (unsigned long)_sdata - hdr->data_addr;
-		buffer->range_kept = rb_range_any_kept(buffer);
 	} else {
 		rb_range_forget(buffer);
 	}
@@ -2593,7 +2638,8 @@ static const char *rb_range_subbuf(struct rb_cpu *cb, struct rb_subbuf *sb)
 	for (off = 0; off < len; off += size) {
 		ev = (void *)&page->data[off];
 		size = len - off < RB_META_LEN ? 0 : rb_ev_size(ev);
-		if (size < RB_META_LEN || size > len - off || size % 4)
+		/* Where payloads are 8-byte aligned, every event is 8n long. */
+		if (size < RB_META_LEN || size > len - off || size % RB_ALIGN)
 			return "event does not decode";
 		if (ev->type_len == RINGBUF_TYPE_TIME_EXTEND) {
 			t += rb_meta_val(ev);
@@ -2603,6 +2649,9 @@ static const char *rb_range_subbuf(struct rb_cpu *cb, struct rb_subbuf *sb)
 				return "time stamps go back";
 			t = abs;
 		} else if (ev->type_len <= RINGBUF_TYPE_DATA_TYPE_LEN_MAX) {
+			/* ... and has the long header, see RB_SMALL_MAX. */
+			if (!RB_SMALL_MAX && ev->type_len)
+				return "event does not decode";
 			t += ev->time_delta;
 			local_inc(&sb->cum);
 		}
@@ -2742,15 +2791,55 @@ static void rb_range_fresh(struct rb_cpu *cb)
 	rb_cpu_clear(cb, 0);
 }
 
+/* Point @cb at its CPU's part of the range and the part's pages. */
+static void rb_range_place(struct trace_buffer *buffer, struct rb_cpu *cb)
+{
+	cb->pm = rb_range_part(buffer, cb->cpu);
+	cb->pbase = (unsigned long)cb->pm + PAGE_ALIGN(sizeof(*cb->pm) +
+				buffer->range_pages * sizeof(u64));
+}
+
+/*
+ * Will some CPU keep events of the previous boot?  Asked at allocation,
+ * before the other CPUs attach (6.12 makes boot instances before they
+ * come up, and reads the KASLR delta right away): each part gets the
+ * check its CPU's attach will make, on slots of its own.  The range is
+ * only read.
+ */
+static bool rb_range_any_kept(struct trace_buffer *buffer)
+{
+	unsigned long nr = buffer->nr_default;
+	struct rb_cpu *cb;
+	bool kept = false;
+	u64 first, last;
+
+	cb = kzalloc(sizeof(*cb), GFP_KERNEL);
+	if (cb)
+		cb->subbufs = kcalloc(nr, sizeof(*cb->subbufs), GFP_KERNEL);
+	if (cb && cb->subbufs) {
+		cb->nr = nr;
+		rb_set_geometry(cb, buffer->order);
+		for (cb->cpu = 0; !kept && (unsigned int)cb->cpu < nr_cpu_ids;
+		     cb->cpu++) {
+			memset(cb->subbufs, 0, nr * sizeof(*cb->subbufs));
+			rb_range_place(buffer, cb);
+			kept = !rb_range_check(buffer, cb, &first, &last) &&
+			       first <= last;
+		}
+	}
+	if (cb)
+		kfree(cb->subbufs);
+	kfree(cb);
+	return kept;
+}
+
 /* Give @cb its part of the range: what a previous boot left, or nothing. */
 static void rb_range_attach(struct trace_buffer *buffer, struct rb_cpu *cb)
 {
 	const char *why;
 	u64 first, last;
 
-	cb->pm = rb_range_part(buffer, cb->cpu);
-	cb->pbase = (unsigned long)cb->pm + PAGE_ALIGN(sizeof(*cb->pm) +
-				buffer->range_pages * sizeof(u64));
+	rb_range_place(buffer, cb);
 	why = rb_range_check(buffer, cb, &first, &last);
 	if (!why && first <= last) {
 		rb_range_restore(cb, first, last);
@@ -2896,6 +2985,8 @@ static struct trace_buffer *rb_alloc(unsigned long size, unsigned int flags,
 	cpus_read_lock();
 	if (start && rb_range_setup(buffer, start, range_size))
 		goto fail;
+	if (start)
+		buffer->range_kept = rb_range_any_kept(buffer);
 	for_each_online_cpu(cpu) {
 		if (rb_cpu_add(buffer, cpu))
 			goto fail;
@@ -3367,7 +3458,7 @@ static void rb_reorder_free(struct rb_reorder *ro, unsigned int order)
 	rb_page_free(ro->copy, order);
 }
 
-/* Give @cb the sub-buffers of @ro, empty, and free the old; counters stay. */
+/* Give @cb the sub-buffers of @ro, empty, and free the old. */
 static void rb_reorder_cpu(struct rb_cpu *cb, unsigned int order,
 			   struct rb_reorder *ro)
 {
@@ -3380,6 +3471,9 @@ static void rb_reorder_cpu(struct rb_cpu *cb, unsigned int order,
 	overrun = local_read(&cb->overrun);
 	commit_overrun = local_read(&cb->commit_overrun);
 	read = cb->read;
+	/* The events not read yet are thrown away: they count as overrun. */
+	if ((long)(committed - read - overrun) > 0)
+		overrun = committed - read;
 	rb_untake(cb, true, 0);
 	swap(cb->subbufs, ro->ring);
 	swap(cb->nr, ro->nr);
@@ -3403,8 +3497,9 @@ static void rb_reorder_cpu(struct rb_cpu *cb, unsigned int order,
  * @buffer: the buffer
  * @order: new size as a page order; at most 1 MiB
  *
- * Every event in the buffer is thrown away; the counters are kept.  The
- * ring keeps (about) the same size in bytes.
+ * Every event in the buffer is thrown away (those not read yet count as
+ * overrun); the other counters are kept.  The ring keeps (about) the same
+ * size in bytes.
  *
  * Context: Process context, may sleep.
  * Return: 0, -EINVAL for a bad order, -EBUSY while an iterator is open
@@ -3601,8 +3696,10 @@ bool ring_buffer_empty_cpu(struct trace_buffer *buffer, int cpu)
 	if (!cb || rb_nmi_no_read())
 		return true;
 	locked = rb_lock(cb, &flags);
+	if (unlikely(!locked))
+		empty = !rb_dump_look(buffer, cb, &ts);
 	/* Taking a sub-buffer would move a mapping's reader page. */
-	if (READ_ONCE(cb->mapped))
+	else if (READ_ONCE(cb->mapped))
 		empty = !rb_rd_pending(cb);
 	else
 		empty = !rb_rd_look(buffer, cb, &ts);

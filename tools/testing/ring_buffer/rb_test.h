@@ -37,6 +37,8 @@ extern const struct rb_case rb_unit_cases[];
 extern const int rb_nr_unit_cases;
 extern const struct rb_case rb_map_cases[];
 extern const int rb_nr_map_cases;
+extern const struct rb_case rb_attack_cases[];
+extern const int rb_nr_attack_cases;
 extern const struct rb_case rb_model_cases[];
 extern const int rb_nr_model_cases;
 extern const struct rb_case rb_range_cases[];
@@ -130,5 +132,15 @@ int rb_range_fuzz_one(const u8 *data, size_t len);
 
 /* model sequence engine (t_model.c), also driven by the fuzzer */
 int rb_model_run(const u8 *data, size_t len, int verbose);
+
+/* A range for persistent buffers: guard page, area, guard page (t_util.c). */
+struct t_area {
+	u8 *map;
+	u8 *start;
+	size_t size;
+};
+
+int t_area_get(struct t_area *a, size_t pages);
+void t_area_put(struct t_area *a);
 
 #endif /* RB_TEST_H */

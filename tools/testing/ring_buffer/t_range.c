@@ -18,33 +18,6 @@
 /* ------------------------------------------------------------------ */
 /* the reserved area                                                   */
 /* ------------------------------------------------------------------ */
-struct t_area {
-	u8 *map;		/* guard page, area, guard page */
-	u8 *start;
-	size_t size;
-};
-
-static int t_area_get(struct t_area *a, size_t pages)
-{
-	a->size = pages * PAGE_SIZE;
-	a->map = mmap(NULL, a->size + 2 * PAGE_SIZE, PROT_NONE,
-		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (a->map == MAP_FAILED)
-		return -1;
-	a->start = a->map + PAGE_SIZE;
-	if (mprotect(a->start, a->size, PROT_READ | PROT_WRITE))
-		return -1;
-	sim_reserve_range((unsigned long)a->start, a->size);
-	return 0;
-}
-
-static void t_area_put(struct t_area *a)
-{
-	sim_reserve_range(0, 0);
-	munmap(a->map, a->size + 2 * PAGE_SIZE);
-	a->map = NULL;
-}
-
 static char t_log[1 << 16];
 
 /* "Boot": a buffer over the area, its printk() lines kept in t_log. */

@@ -287,6 +287,49 @@ static int test_reserve_commit_discard(void)
 }
 
 /* The recursion guard, nest_start/nest_end, and real nesting levels. */
+/*
+ * Overwrite mode with an event reserved and not committed: interrupts that
+ * fill the ring may not lap the open commit.  What they are refused counts
+ * as commit overrun, not as dropped; every event kept reads back intact.
+ */
+static int test_open_commit_not_lapped(void)
+{
+	struct trace_buffer *b = t_alloc(4 * PAGE_SIZE, RB_FL_OVERWRITE);
+	struct ring_buffer_event *outer;
+	int i, ok = 0, refused = 0;
+
+	T_ASSERT(b);
+	t_clock_set(10);
+	outer = ring_buffer_lock_reserve(b, 16);
+	T_ASSERT(outer);
+	t_fill(ring_buffer_event_data(outer), 16, 1);
+	t_enter(HARDIRQ_OFFSET);
+	for (i = 0; i < 2000; i++) {
+		t_clock_set(11 + i);
+		if (t_write(b, 60, 2 + ok) == 0)
+			ok++;
+		else
+			refused++;
+	}
+	t_leave(HARDIRQ_OFFSET);
+	T_ASSERT(ok > 0);
+	T_EQ(refused, 2000 - ok);
+	T_ASSERT(refused > 0);
+	T_EQ(ring_buffer_commit_overrun_cpu(b, 0), refused);
+	T_EQ(ring_buffer_dropped_events_cpu(b, 0), 0);
+	T_EQ(ring_buffer_unlock_commit(b), 0);
+	T_EQ(ring_buffer_overrun_cpu(b, 0), 0);
+	T_EQ(ring_buffer_entries_cpu(b, 0), ok + 1);
+	if (t_consume_check(b, 0, 16, 1, (u64)-1, 0))
+		T_FAIL("the event reserved first");
+	for (i = 0; i < ok; i++)
+		if (t_consume_check(b, 0, 60, 2 + i, (u64)-1, 0))
+			T_FAIL("event %d of %d", i, ok);
+	T_ASSERT(!ring_buffer_consume(b, 0, NULL, NULL));
+	ring_buffer_free(b);
+	return 0;
+}
+
 static int test_recursion_nesting(void)
 {
 	struct trace_buffer *b = t_alloc(8 * PAGE_SIZE, RB_FL_OVERWRITE);
@@ -2014,7 +2057,14 @@ static int test_wait_wake(void)
 	sim_thread_start(&th, 2, t_wait_thread, &w);
 	usleep(20000);
 	T_ASSERT(!w.done);
-	ring_buffer_wake_waiters(b, 1);
+	/*
+	 * It wakes those waiting then: until the thread sleeps (late on a
+	 * loaded machine, after the 20 ms above) a wake-up finds nobody.
+	 */
+	for (int i = 0; i < 400 && !__atomic_load_n(&w.done, __ATOMIC_SEQ_CST); i++) {
+		ring_buffer_wake_waiters(b, 1);
+		usleep(5000);
+	}
 	T_ASSERT(t_wait_done(&w));
 	sim_thread_join(&th);
 	/* all-CPU wait */
@@ -2575,6 +2625,48 @@ static u32 t_seed_of(struct ring_buffer_event *e, u32 from, u32 total)
  * overwritten: it must not report a drop, and it must go on from the
  * reader's position without skipping what the reader has not read.
  */
+/*
+ * The writer pushes out the sub-buffer an iterator is in (overwrite mode):
+ * the iterator says so (ring_buffer_iter_dropped()), and what it shows
+ * after the gap is in write order.
+ */
+static int test_iter_dropped_by_push(void)
+{
+	struct trace_buffer *b = t_alloc(4 * PAGE_SIZE, RB_FL_OVERWRITE);
+	struct ring_buffer_event *e;
+	struct ring_buffer_iter *it;
+	u32 i, seed, want = 1, total;
+	int dropped = 0;
+
+	T_ASSERT(b);
+	for (i = 0; i < 10; i++)
+		T_EQ(t_write(b, 60, i), 0);
+	it = ring_buffer_read_start(b, 0, GFP_KERNEL);
+	T_ASSERT(it);
+	e = ring_buffer_iter_peek(it, NULL);
+	T_ASSERT(e && t_check(ring_buffer_event_data(e), 60, 0));
+	T_ASSERT(!ring_buffer_iter_dropped(it));
+	/* more than a lap: the iterator's sub-buffer is pushed out */
+	for (i = 10; i < 410; i++)
+		T_EQ(t_write(b, 60, i), 0);
+	total = i;
+	T_ASSERT(ring_buffer_overrun_cpu(b, 0) > 0);
+	ring_buffer_iter_advance(it);
+	while ((e = ring_buffer_iter_peek(it, NULL))) {
+		dropped |= ring_buffer_iter_dropped(it);
+		seed = t_seed_of(e, want, total);
+		if (seed < want)
+			T_FAIL("event %u after %u", seed, want - 1);
+		want = seed + 1;
+		ring_buffer_iter_advance(it);
+	}
+	T_ASSERT(dropped);
+	T_EQ(want, total);
+	ring_buffer_read_finish(it);
+	ring_buffer_free(b);
+	return 0;
+}
+
 static int test_iter_overrun_behind(void)
 {
 	struct trace_buffer *b = t_alloc(4 * PAGE_SIZE, RB_FL_OVERWRITE);
@@ -2657,6 +2749,7 @@ const struct rb_case rb_unit_cases[] = {
 	{ "unit_producer_consumer_full", test_no_overwrite },
 	{ "unit_reserve_commit_discard", test_reserve_commit_discard },
 	{ "unit_recursion_and_nesting", test_recursion_nesting },
+	{ "unit_open_commit_not_lapped", test_open_commit_not_lapped },
 	{ "unit_event_data_zero_header", test_event_data_zero_header },
 	{ "unit_iterator", test_iterator },
 	{ "unit_iterator_passed_by_reader", test_iter_passed_by_reader },
@@ -2684,5 +2777,6 @@ const struct rb_case rb_unit_cases[] = {
 	{ "unit_oldest_ts", test_oldest_ts },
 	{ "unit_dropped_vs_reset", test_dropped_vs_reset },
 	{ "unit_iter_overrun_behind", test_iter_overrun_behind },
+	{ "unit_iter_dropped_by_push", test_iter_dropped_by_push },
 };
 const int rb_nr_unit_cases = ARRAY_SIZE(rb_unit_cases);

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Helpers shared by the tests and the fuzzer: clock, payloads, page decoder. */
+#include <sys/mman.h>
+
 #include "rb_test.h"
 
 int rb_opt_tsan;
@@ -228,4 +230,26 @@ unsigned long t_map_commit(const struct t_map *m, u32 id)
 	const unsigned long *w = sim_vm_addr(&m->vma, t_map_subbuf_off(m, id) + 8);
 
 	return w ? __atomic_load_n(w, __ATOMIC_ACQUIRE) : ~0UL;
+}
+
+/* A range for persistent buffers between two PROT_NONE guard pages. */
+int t_area_get(struct t_area *a, size_t pages)
+{
+	a->size = pages * PAGE_SIZE;
+	a->map = mmap(NULL, a->size + 2 * PAGE_SIZE, PROT_NONE,
+		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (a->map == MAP_FAILED)
+		return -1;
+	a->start = a->map + PAGE_SIZE;
+	if (mprotect(a->start, a->size, PROT_READ | PROT_WRITE))
+		return -1;
+	sim_reserve_range((unsigned long)a->start, a->size);
+	return 0;
+}
+
+void t_area_put(struct t_area *a)
+{
+	sim_reserve_range(0, 0);
+	munmap(a->map, a->size + 2 * PAGE_SIZE);
+	a->map = NULL;
 }
