@@ -26,34 +26,38 @@ mode=${1:-model}
 
 # Safety configurations, then the ones that also get the progress check
 # (CFG or CFG:-DNAME=VALUE; PC with one racing read instead of two).
-CFGS="NEST LAP TAKE MAP PC GUARD RESET ITER WRAP TAIL"
+CFGS="NEST LAP TAKE MAP PC DROP GUARD RESET ITER WRAP TAIL NMI2"
 LIVE_CFGS="GUARD WRAP PC:-DRD_OPS=1"
 # Mutants: name, configuration that exposes it, the property it must
-# violate (a PROPS tag), what it breaks.
+# violate (a PROPS tag), kind, what it breaks.  Kind "int": an interleaving
+# bug, which must also pass the same configuration with -DSEQUENTIAL (no
+# step of another actor inside an operation, interrupts only between the
+# task's events: what a sequential test can reach); "seq": caught there too.
 MUTANTS="
-NO_SEQCHECK ITER p_torn iterator_skips_the_tag_re-check_after_its_copy_in_rb_cur_fill
-COMMIT_EARLY WRAP p_lost commit_published_before_the_event_is_written
-NO_HEAD_CMPXCHG LAP p_lost rb_take_retires_head_with_a_plain_check_and_store
-TAKE_SKIPS_HEAD LAP p_once rb_take_owns_the_page_without_the_head_cmpxchg
-NO_OVERRUN LAP p_lost rb_push_retires_without_counting_overrun
-WRONG_KEY NEST p_commit nested_writer_restores_RB_TOP_NONE_not_its_prev_key
-EARLY_DONE LAP p_lost rb_own_len_takes_the_page_as_left_while_the_writer_is_in_it
-NO_TAKEN_CHECK LAP p_page rb_mark_ignores_RB_TAKEN_and_reuses_the_reader's_page
-PAGE_AFTER_TAG TAKE p_page rb_mark_installs_the_spare_page_after_the_new_tag
-TAG_BEFORE_NEXT TAKE p_page rb_take_tags_the_slot_taken_before_it_leaves_its_spare_in_next
-CUM_AFTER_TAG TAKE p_count rb_mark_reads_the_lap's_count_after_the_tag
-NO_PAGE_COMMIT LAP p_lost rb_page_commits_leaves_the_passed_pages'_commit_words_unwritten
-ITER_TAKEN ITER p_torn iterator_reads_a_taken_slot_through_the_ring_after_the_reader_left_it
-NO_COMMIT_CHECK WRAP p_lost rb_make_room_reuses_a_slot_not_fully_committed
-NO_RECHECK NEST p_commit rb_end_commit_publishes_once_without_re-reading_write
-STAMP_NORECHECK NEST p_time rb_claimed_skips_the_stamp_re-read
-NO_HOLD RESET p_lost reset_without_holding_writers_off
-STALE_RETRY GUARD progress claim_retried_with_a_stale_position_(livelock)
-NO_DROP_COUNT PC p_count a_full_ring_refuses_the_event_without_counting_it_dropped
-LEAK_PREEMPT RESET deadlock a_writer_refused_by_RB_HELD_leaves_preemption_off
-STALE_TAIL TAIL p_slot rb_move_stores_tail_once_after_its_cmpxchg;_an_irq's_move_in_between_leaves_it_stale_for_the_fast_path
-RETAKE_NEXT TAKE p_page rb_take_retried_while_a_push_is_in_flight_stores_the_page_it_took_in_sb->next_(ring_buffer.c_as_of_bd0a9b1)
-LATE_OVERRUN LAP p_lost rb_push_counts_overrun_after_the_head_cmpxchg_with_no_pushing_guard;_a_reader_in_between_reports_the_loss_a_sub-buffer_late
+NO_SEQCHECK ITER p_torn int iterator_skips_the_tag_re-check_after_its_copy_in_rb_cur_fill
+COMMIT_EARLY WRAP p_lost seq commit_published_before_the_event_is_written
+NO_HEAD_CMPXCHG LAP p_lost int rb_take_retires_head_with_a_plain_check_and_store
+OVERRUN_BEFORE_PUSH LAP p_lost int rb_push_adds_to_overrun_before_its_head_cmpxchg,_which_a_reader's_take_may_win
+WRONG_KEY NEST p_commit int nested_writer_restores_RB_TOP_NONE_not_its_prev_key
+OWN_LEN_PAGE_FIRST LAP p_lost int rb_own_len_reads_the_page's_commit_word_before_cb->commit
+SYNC_IGNORES_PUSHING LAP p_lost int rb_rd_sync_moves_to_head_while_a_push_has_not_counted_overrun_yet
+PAGE_AFTER_TAG TAKE p_page int rb_mark_installs_the_spare_page_after_the_new_tag
+TAG_BEFORE_NEXT TAKE p_page seq rb_take_tags_the_slot_taken_before_it_leaves_its_spare_in_next
+CUM_AFTER_TAG TAKE p_count int rb_mark_reads_the_lap's_count_after_the_tag
+TOTAL_CUM_AFTER_TAG TAKE p_count int rb_own_total_reads_the_slot's_count_after_its_tag_check
+PAGE_COMMIT_AFTER_COMMIT LAP p_lost int rb_end_commit_writes_the_passed_pages'_commit_words_after_commit
+ITER_TAKEN ITER p_torn seq iterator_reads_a_taken_slot_through_the_ring_after_the_reader_left_it
+NO_COMMIT_CHECK WRAP p_lost int rb_make_room_reuses_a_slot_not_fully_committed
+NO_RECHECK NEST p_commit int rb_end_commit_publishes_once_without_re-reading_write
+STAMP_NORECHECK NEST p_time int rb_claimed_skips_the_stamp_re-read
+NO_HOLD RESET p_lost int reset_without_holding_writers_off
+STALE_RETRY GUARD progress int claim_retried_with_a_stale_position_(livelock)
+COMMIT_STALE_RETRY GUARD progress int rb_end_commit_retries_with_the_write_position_it_read_before_the_loop_(livelock)
+DROP_COUNT_RMW DROP p_count int a_refused_event_counted_with_a_plain_read-modify-write_of_dropped;_an_irq's_count_in_between_is_lost
+LEAK_PREEMPT RESET deadlock int a_writer_refused_by_RB_HELD_leaves_preemption_off
+STALE_TAIL TAIL p_slot int rb_move_stores_tail_once_after_its_cmpxchg;_an_irq's_move_in_between_leaves_it_stale_for_the_fast_path
+RETAKE_NEXT TAKE p_page int rb_take_retried_while_a_push_is_in_flight_stores_the_page_it_took_in_sb->next_(ring_buffer.c_as_of_bd0a9b1)
+LATE_OVERRUN LAP p_lost int rb_push_counts_overrun_after_the_head_cmpxchg_with_no_pushing_guard;_a_reader_in_between_reports_the_loss_a_sub-buffer_late
 "
 # Properties: tag in the model, description.
 PROPS="
@@ -181,24 +185,20 @@ elif [ "$mode" = mutants ]; then
 	echo "1..$(echo "$MUTANTS" | grep -c .)"
 	n=0
 	nfail=0
-	while read -r name cfg prop desc; do
+	while read -r name cfg prop kind desc; do
 		[ -n "$name" ] || continue
 		n=$((n + 1))
 		d=$OUT/mutant-$name
-		live=0
-		[ "$prop" = progress ] && live=1
-		if [ $live = 1 ]; then
-			verify "$d" 1 -DCFG_"$cfg" -DLIVE -DMUTANT_"$name"
-		else
-			verify "$d" 0 -DCFG_"$cfg" -DMUTANT_"$name"
-		fi
+		live=()
+		[ "$prop" = progress ] && live=(-DLIVE)
+		verify "$d" ${#live[@]} -DCFG_"$cfg" "${live[@]}" -DMUTANT_"$name"
 		r=$(cat "$d/result")
 		# pan's error must be the named property, and the trail must
 		# replay to it.
 		replay=no
 		if [ "$r" = "fail $prop" ] && [ -f "$d/model.pml.trail" ]; then
 			( cd "$d" && timeout 120 spin -DCFG_"$cfg" -DMUTANT_"$name" \
-				$([ $live = 1 ] && echo -DLIVE) -t -p model.pml > trail.txt 2>&1 ) || true
+				"${live[@]}" -t -p model.pml > trail.txt 2>&1 ) || true
 			case "$prop" in
 			progress)
 				grep -q '<<<<<START OF CYCLE>>>>>' "$d/trail.txt" && replay=yes ;;
@@ -213,8 +213,20 @@ elif [ "$mode" = mutants ]; then
 					replay=yes ;;
 			esac
 		fi
-		if [ $replay = yes ]; then
-			echo "ok $n mutant $name (${desc//_/ }): counterexample in $cfg, $prop violated # trail $d/trail.txt"
+		# An interleaving bug passes every sequential path: the same
+		# search with -DSEQUENTIAL must end with no error.
+		seqd=$OUT/mutant-$name-sequential
+		seq="caught sequentially too"
+		if [ "$kind" = int ]; then
+			verify "$seqd" ${#live[@]} -DCFG_"$cfg" "${live[@]}" -DMUTANT_"$name" -DSEQUENTIAL
+			seq=$(cat "$seqd/result")
+			[ "$seq" = pass ] && seq="passes every sequential path ($(awk '/states, stored/ { print $1; exit }' "$seqd/pan.log") states)"
+		fi
+		if [ $replay = yes ] && [ "$kind" = int ] && [ "${seq%% *}" != passes ]; then
+			echo "not ok $n mutant $name (${desc//_/ }): counterexample in $cfg, $prop violated, but with -DSEQUENTIAL: $seq # $seqd"
+			nfail=$((nfail + 1))
+		elif [ $replay = yes ]; then
+			echo "ok $n mutant $name (${desc//_/ }): counterexample in $cfg, $prop violated; $seq # trail $d/trail.txt"
 		elif [ "${r%% *}" = fail ]; then
 			echo "not ok $n mutant $name (${desc//_/ }): in $cfg ${r#fail } violated, not $prop # $d"
 			nfail=$((nfail + 1))

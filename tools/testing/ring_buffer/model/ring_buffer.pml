@@ -5,19 +5,16 @@
  * checked with Spin (see README in this directory and the section
  * "The protocol, model-checked" of Documentation/trace/ring-buffer.txt).
  *
- * Every step names the function and the line of ring_buffer.c it stands
- * for, as of commit c174541 (the file as last changed by d8f0b36,
- * "ring_buffer: rb_lock()'s comment above rb_lock(); the iterator copy
- * inside rb_cur_fill()"), except the steps of rb_tail_of(), rb_move(),
- * rb_set_tail(), rb_reserve(), the claim in rb_reserve_slow(), rb_push(),
- * rb_rd_move(), rb_rd_sync() and rb_take_lost(), which cite the file as of
- * bd0a9b1.  Lines move when the file changes: the function names are the
- * stable part.
+ * Every step names the function of ring_buffer.c it stands for and, in
+ * backquotes, the accesses of shared state it performs, by their text, not
+ * their line (see "Citations" below; drift.py checks them against the
+ * code).
  *
  * One CPU's ring is modelled: its writer in task context, an interrupt
  * and an NMI that nest into it (each runs to completion before the
  * context it interrupted goes on; with IRQ_ARRIVALS 2 the irq's events
- * come in up to two interrupts, each arriving anywhere), the consuming reader on another CPU
+ * come in up to two interrupts, each arriving anywhere, and with
+ * NMI_ARRIVALS 2 the NMI's), the consuming reader on another CPU
  * (it takes the head sub-buffer out of the ring and reads its page in
  * place), an iterator, and a control path (reset under the writer hold).
  * A configuration (CFG_*, chosen with spin -DCFG_x) picks the actors and
@@ -35,11 +32,12 @@
  *    make a weakly ordered CPU behave like this are argued separately
  *    (the barrier table in the Documentation file).
  *  - An event takes one cell of a page; its TIME_STAMP prefix lives in
- *    the same cell.  A cell holds the header (id, kind, stamp field),
- *    written in one step by rb_fill_event(), and the payload, written in
- *    a second step by the caller.  A reader that looks at a cell between
- *    the two steps sees a torn event.  A page's commit word holds a cell
- *    count.
+ *    the same cell.  rb_fill_event() stores the page's stamp (first
+ *    event of a page), the TIME_STAMP event's stamp (an absolute one) and
+ *    the data header (id, kind, delta), each a step; the caller writes
+ *    the payload in a further step.  A reader that looks at a cell
+ *    between the steps sees a torn event.  A page's commit word holds a
+ *    cell count.
  *  - The clock is one global counter that every rb_clock() call moves on.
  *    Deltas never exceed 27 bits, except that a negative one (the clock
  *    read before a nested writer's) stands for the u64 wrap.
@@ -93,6 +91,83 @@
  *  deadlock Spin's invalid end states; progress: ltl wprog (-DLIVE).
  */
 
+/*
+ * Citations.  Every step names the C function it stands for and, in
+ * backquotes, the accesses of shared state it performs, keyed by their
+ * text (the n-th access with the same text in a function is `text#n`).
+ * drift.py (make model-drift, part of make test) checks both ways that
+ * each access of a function the model cites has a citation and that each
+ * citation is still an access of its function.  The accesses of cited
+ * functions that have no step of their own:
+ *
+ *  rb_enter() `atomic_read(&buffer->record_disabled)`,
+ *    `READ_ONCE(slot->cb)`, `READ_ONCE(buffer->max_len)`: the buffer-wide
+ *    switch, the CPU's ring and the size limit never change in the model.
+ *  ring_buffer_nest_start() `READ_ONCE(slot->cb)`, `barrier()`;
+ *    ring_buffer_nest_end() `READ_ONCE(slot->cb)`, `barrier()`: the
+ *    per-CPU nesting record (slot->nest), the model's nest_start() and
+ *    nest_end() locals.
+ *  rb_claimed() `wc->end =`: the writer's own context, not shared.
+ *  rb_mark() `READ_ONCE(sb->next_id)`, `WRITE_ONCE(sb->id)`; rb_take()
+ *    `READ_ONCE(sb->id)`, `WRITE_ONCE(sb->next_id)`: page ids of a user
+ *    mapping are not modelled.
+ *  rb_push() `local64_set(&cb->pushed)`; rb_cpu_restart()
+ *    `local64_set(&cb->pushed)`: only the iterator's loss accounting
+ *    reads it, which is not modelled.
+ *  rb_page_commits() `sb->page`, `sb->page#2`; rb_rd_move()
+ *    `WRITE_ONCE(cb->pm->rd)`; rb_cpu_clear() `WRITE_ONCE(cb->pm->rd)`:
+ *    a persistent range's records (cb->pm is NULL in the model).
+ *  rb_cur_event() `atomic_or(&buffer->record_disabled)`: the RB_WARN
+ *    path, an assertion (p_torn) in the model.
+ *  rb_map_next() `local_read(&rd->copy->commit)`,
+ *    `local_set(&rd->copy->commit)`: the lost flags of a mapped page's
+ *    commit word are not modelled.
+ *  rb_rd_page() `dst->time_stamp =`, `local_set(&dst->commit)`: the
+ *    header of the caller's own page, written under the reader lock.
+ *  rb_cpu_restart() `WRITE_ONCE(cb->resets)`; ring_buffer_iter_peek()
+ *    `READ_ONCE(cb->resets)`, `READ_ONCE(cb->resets)#2`,
+ *    `atomic64_read(&cb->head)`: the iterator's restart after a reset
+ *    (RESET runs no iterator).
+ *
+ * Functions the cited ones call are checked too; those without a step:
+ *
+ *  rb_cpu_get() `smp_rmb()`,
+ *    `READ_ONCE(per_cpu_ptr(buffer->slots,cpu)->cb)`: the CPU's ring
+ *    exists from the start.
+ *  rb_lock() `atomic_read(&cb->record_disabled)`; rb_dump_look()
+ *    `atomic_fetch_or(&cb->record_disabled)`, `cb->rd.seq`, `cb->rd.own`,
+ *    `cb->rd.off`, `cb->rd.ts`; rb_dump_page() `local64_read(&cb->commit)`,
+ *    `smp_rmb()`, `atomic_long_read(&sb->tag)`, `atomic64_read(&cb->head)`,
+ *    `READ_ONCE(sb->page)`, `READ_ONCE(sb->end)`, `cur->copy->time_stamp`:
+ *    an NMI reader that cannot take the lock reads in place, with a cursor
+ *    of its own, and switches the CPU's writers off; the model's reader is
+ *    never in an NMI.
+ *  rb_nmi_refused() `atomic_long_inc(&cb->dropped)`: architectures
+ *    without NMI-safe cmpxchg.
+ *  rb_pop() `barrier()`: the per-CPU record of open reserves, the
+ *    model's locals.
+ *  rb_iter_passed() `local_read(&cb->pushing)`, `smp_rmb()`,
+ *    `local64_read(&cb->pushed)`, `cb->rd.seq`, `atomic64_read(&cb->head)`;
+ *    rb_iter_from_reader() `cb->rd.seq`, `cb->rd.own`, `cb->rd.copy`,
+ *    `cb->rd.len`; rb_full_hit() `local64_read(&cb->commit)`,
+ *    `atomic64_read(&cb->head)`: an iterator that head passed moves to
+ *    head (it_move()); its loss accounting is not modelled.
+ *  rb_meta_update() `local_read(&rd->copy->commit)`,
+ *    `WRITE_ONCE(m->reader.lost_events)`, `WRITE_ONCE(m->reader.id)`,
+ *    `WRITE_ONCE(m->reader.read)`, `WRITE_ONCE(m->entries)`,
+ *    `local_read(&cb->committed)`, `WRITE_ONCE(m->overrun)`,
+ *    `local_read(&cb->overrun)`, `WRITE_ONCE(m->read)`, `cb->read`: the
+ *    meta page of a mapping, user space's view, not modelled.
+ *  rb_range_head() `local64_read(&cb->pm->head)`,
+ *    `local64_try_cmpxchg(&cb->pm->head)`; rb_range_seq() `smp_wmb()`,
+ *    `WRITE_ONCE(cb->pm->seq[rb_range_idx(cb,page)])`: persistent ranges.
+ *  rb_wakeups() `READ_ONCE(slot->wake.any)`; rb_wake_slow()
+ *    `READ_ONCE(slot->wake.all)`, `WRITE_ONCE(slot->wake.all)`,
+ *    `smp_mb()`, `READ_ONCE(buffer->all_armed)`, `READ_ONCE(slot->wake.cpu)`,
+ *    `READ_ONCE(slot->waiter.full)`; rb_kick() `WRITE_ONCE(*wt->armed)`:
+ *    waiters are not modelled.
+ */
+
 /* ------------------------------------------------------------ configs */
 #if defined(CFG_NEST)
 /* Writer with a nested irq and NMI, discards, one reader, overwrite. */
@@ -119,6 +194,39 @@
 #endif
 #ifndef NMI_EVENTS
 #define NMI_EVENTS	1
+#endif
+#ifndef RD_OPS
+#define RD_OPS	1
+#endif
+#elif defined(CFG_NMI2)
+/*
+ * The NMI twice: its two events (ring_buffer_write()) come in one NMI or
+ * in two, each arriving anywhere in the task's event or after it; the
+ * third event pushes the first sub-buffer out; one consume racing.
+ */
+#ifndef NR
+#define NR	2
+#endif
+#ifndef CAP
+#define CAP	1
+#endif
+#ifndef OVERWRITE
+#define OVERWRITE	1
+#endif
+#ifndef T_EVENTS
+#define T_EVENTS	1
+#endif
+#ifndef T_DISCARD
+#define T_DISCARD	1
+#endif
+#ifndef IRQ_EVENTS
+#define IRQ_EVENTS	0
+#endif
+#ifndef NMI_EVENTS
+#define NMI_EVENTS	2
+#endif
+#ifndef NMI_ARRIVALS
+#define NMI_ARRIVALS	2
 #endif
 #ifndef RD_OPS
 #define RD_OPS	1
@@ -201,8 +309,16 @@
 #ifndef MAPPED
 #define MAPPED	1
 #endif
-#elif defined(CFG_PC)
-/* Producer/consumer mode: a full ring drops; the reader makes room. */
+#elif defined(CFG_PC) || defined(CFG_DROP)
+/*
+ * Producer/consumer mode: a full ring drops; the reader makes room.
+ * DROP: no read until the writers are done, the task's third event and
+ * the irq's (arriving anywhere in it) are both refused.
+ */
+#ifdef CFG_DROP
+#define T_EVENTS	3
+#define RD_OPS		0
+#endif
 #ifndef NR
 #define NR	2
 #endif
@@ -384,6 +500,9 @@
 #ifndef NMI_EVENTS
 #define NMI_EVENTS	0
 #endif
+#ifndef NMI_ARRIVALS
+#define NMI_ARRIVALS	1
+#endif
 #ifndef T_NEST
 #define T_NEST		0
 #endif
@@ -522,10 +641,28 @@ byte gh_committed, gh_drop, gh_cov, gh_read;
 /* property tags: a violated assertion names its property */
 hidden byte p_once = 1, p_torn = 1, p_time = 1, p_commit = 1, p_count = 1;
 hidden byte p_slot = 1, p_lost = 1, p_page = 1;
-hidden byte pgi, pgj, pgn;		/* pg_check()'s counters */
+hidden byte pgi, pgj, pgn;		/* counters of pg_check() */
 
 #ifdef LIVE
 ltl wprog { <> (wdone == NWRITERS) }
+#endif
+
+/*
+ * -DSEQUENTIAL: no interleaving inside an operation.  Each writer event
+ * (the whole nest sequence in GUARD), each read, each iterator step and
+ * the reset runs with no step of any other actor in between; interrupts
+ * arrive only between the task's events.  What a sequential test could
+ * see, every order of whole operations: check.sh runs each mutant so, and
+ * an interleaving bug must pass there.
+ */
+#ifdef SEQUENTIAL
+byte seq_owner, seq_depth;
+#define SEQ_FREE	(seq_owner == 0 || seq_owner == _pid)
+#define SEQ_IDLE	(seq_owner == 0)
+#define SEQ_BEGIN()	atomic { SEQ_FREE -> seq_owner = _pid; seq_depth++ }
+#define SEQ_END()	atomic { seq_depth--; if :: seq_depth == 0 -> seq_owner = 0 :: else fi }
+#else
+#define SEQ_IDLE	1
 #endif
 
 /*
@@ -575,16 +712,16 @@ inline rb_enter(key)
 	ok = 1;
 #if CONTROL
 	atomic {
-		in_cs++;		/* rb_enter() L1039 preempt_disable_notrace() */
+		in_cs++;		/* rb_enter() preempt_disable_notrace() */
 		if
-		:: recdis != 0 ->	/* rb_enter() L1051 atomic_read_acquire(record_disabled) */
-			dropped++;	/* rb_enter() L1054 */
+		:: recdis != 0 ->	/* rb_enter() `atomic_read_acquire(&cb->record_disabled)` */
+			dropped++;	/* rb_enter() `atomic_long_inc(&cb->dropped)` */
 			gh_drop++;
 			ok = 0;
 #ifdef MUTANT_LEAK_PREEMPT
 			skip		/* the refusal keeps preemption off */
 #else
-			in_cs--		/* rb_enter() L1068 preempt_enable_notrace() */
+			in_cs--		/* rb_enter() preempt_enable_notrace() */
 #endif
 		:: else
 		fi
@@ -592,16 +729,16 @@ inline rb_enter(key)
 #endif
 	if
 	:: ok ->
-		prev = top;		/* rb_enter() L1058 wc->prev = READ_ONCE(cb->top) */
+		prev = top;		/* rb_enter() `READ_ONCE(cb->top)` */
 		if
 		:: key > prev ->
-			top = key	/* rb_enter() L1060 */
+			top = key	/* rb_enter() `WRITE_ONCE(cb->top)`, then `barrier()` */
 		:: prev == key ->
-			top = key + 1	/* rb_guard_retry() L972 */
+			top = key + 1	/* rb_guard_retry() `WRITE_ONCE(cb->top)` */
 		:: else ->
 			ok = 0
 #if CONTROL
-			; in_cs--	/* rb_enter() L1068 */
+			; in_cs--	/* rb_enter() */
 #endif
 		fi
 	:: else
@@ -611,11 +748,15 @@ inline rb_enter(key)
 /* rb_push(): overwrite mode retires sub-buffer r (slot sb) */
 inline rb_push()
 {
-	n = cum[sb] - retired[sb];	/* rb_push() L643 */
+	/* both written only by this CPU's writers: one step */
+	n = cum[sb] - retired[sb];	/* rb_push() `local_read(&sb->cum)`, `sb->retired` */
 #ifndef MUTANT_LATE_OVERRUN
-	pushing++;			/* rb_push() L651 local_inc(pushing) */
+	pushing++;			/* rb_push() `local_inc(&cb->pushing)` */
 #endif
-	atomic {			/* rb_push() L658 atomic64_try_cmpxchg(head) */
+#ifdef MUTANT_OVERRUN_BEFORE_PUSH
+	overrun = overrun + n;		/* counted before the head cmpxchg */
+#endif
+	atomic {			/* rb_push() `atomic64_try_cmpxchg(&cb->head)` */
 		if
 		:: head == r -> head = r + 1; got = 1
 		:: else -> got = 0
@@ -623,16 +764,16 @@ inline rb_push()
 	};
 	if
 	:: got ->
-#ifndef MUTANT_NO_OVERRUN
-		overrun = overrun + n	/* rb_push() L659 local_add(n, overrun) */
+#ifndef MUTANT_OVERRUN_BEFORE_PUSH
+		overrun = overrun + n	/* rb_push() `local_add(&cb->overrun)` */
 #else
-		skip
+		skip			/* counted already, taken or not */
 #endif
 	:: else ->
-		h = head		/* rb_push() L661 atomic64_read_acquire(head) */
+		h = head		/* rb_push() `atomic64_read_acquire(&cb->head)` */
 	fi;
 #ifndef MUTANT_LATE_OVERRUN
-	pushing--			/* rb_push() L664 local_dec(pushing), after smp_wmb() L663 */
+	pushing--			/* rb_push() `smp_wmb()`, then `local_dec(&cb->pushing)` */
 #else
 	skip				/* no pushing: a reader may see head before overrun */
 #endif
@@ -641,10 +782,10 @@ inline rb_push()
 /* rb_tail_of(s): cb->tail if its slot's tag is s, else the slot of s */
 inline rb_tail_of(s, out)
 {
-	out = tail;			/* rb_tail_of() L592 READ_ONCE(cb->tail) */
+	out = tail;			/* rb_tail_of() `READ_ONCE(cb->tail)` */
 	if
-	:: sseq[out] == (s)		/* rb_tail_of() L594 rb_tag_is(atomic_long_read(tag)) */
-	:: else -> out = SLOT(s)	/* rb_tail_of() L596 rb_slot_of() */
+	:: sseq[out] == (s)		/* rb_tail_of() `atomic_long_read(&sb->tag)` */
+	:: else -> out = SLOT(s)	/* rb_tail_of() rb_slot_of() */
 	fi
 }
 
@@ -655,22 +796,23 @@ inline rb_mark()
 	atomic { old = sseq[sb]; otk = staken[sb] };	/* the tag first */
 	c = cum[sb];			/* then the count */
 #else
-	c = cum[sb];			/* rb_mark() L593 */
-	atomic { old = sseq[sb]; otk = staken[sb] };	/* rb_mark() L602 atomic_long_read(tag) */
+	c = cum[sb];			/* rb_mark() `local_read(&sb->cum)`, then `barrier()` */
+	atomic { old = sseq[sb]; otk = staken[sb] };	/* rb_mark() `atomic_long_read_acquire(&sb->tag)` */
 #endif
 	if
-	:: old == nseq			/* rb_mark() L607 marked by a nested writer */
-	:: old > nseq -> res = R_AGAIN	/* rb_mark() L609 */
+	:: old == nseq			/* rb_mark() marked by a nested writer */
+	:: old > nseq -> res = R_AGAIN	/* rb_mark() */
 	:: old < nseq ->
-#if !defined(MUTANT_NO_TAKEN_CHECK) && !defined(MUTANT_PAGE_AFTER_TAG)
+#ifndef MUTANT_PAGE_AFTER_TAG
 		if
-		:: otk ->		/* rb_mark() L611 */
-			retired[sb] = c;	/* rb_mark() L618 */
-			spage[sb] = snext[sb]	/* rb_mark() L619 */
+		:: otk ->		/* rb_mark() */
+			retired[sb] = c;	/* rb_mark() `WRITE_ONCE(sb->retired)` */
+			/* rb_mark() `READ_ONCE(sb->next_id)`, `WRITE_ONCE(sb->id)`: page ids are not modelled */
+			spage[sb] = snext[sb]	/* rb_mark() `WRITE_ONCE(sb->page)`, `READ_ONCE(sb->next)` */
 		:: else
 		fi;
 #endif
-		atomic {		/* rb_mark() L626 atomic_long_try_cmpxchg(tag) */
+		atomic {		/* rb_mark() `atomic_long_try_cmpxchg(&sb->tag)` */
 			if
 			:: sseq[sb] == old && staken[sb] == otk ->
 				sseq[sb] = nseq;
@@ -686,7 +828,7 @@ inline rb_mark()
 			:: else
 			fi;
 #endif
-			retired[sb] = c	/* rb_mark() L629, smp_wmb() L631 */
+			retired[sb] = c	/* rb_mark() `WRITE_ONCE(sb->retired)#2`, then `smp_wmb()` */
 		:: else
 		fi;
 		pg_check()
@@ -696,37 +838,39 @@ inline rb_mark()
 /* rb_move() with rb_make_room(): start sub-buffer PSEQ(w) + 1 */
 inline rb_move()
 {
-	nseq = PSEQ(w) + 1;		/* rb_move() L727 */
-	rb_tail_of(nseq - 1, pv);	/* rb_move() L728 prev */
-	sb = SLOT(nseq);		/* rb_move() L729 */
+	nseq = PSEQ(w) + 1;		/* rb_move() */
+	rb_tail_of(nseq - 1, pv);	/* rb_move() prev */
+	sb = SLOT(nseq);		/* rb_move() */
 	res = R_OK;
 	if
-	:: nseq >= NR ->		/* rb_make_room() L662 */
+	:: nseq >= NR ->		/* rb_make_room() */
 		r = nseq - NR;
-		c = cpos;		/* rb_make_room() L663 local64_read(commit) */
+		c = cpos;		/* rb_make_room() `local64_read(&cb->commit)` */
 #ifndef MUTANT_NO_COMMIT_CHECK
 		if
-		:: !(r < PSEQ(c)) ->	/* rb_make_room() L665 */
-			atomic { commit_overrun++; gh_cov++ };	/* L666 */
+		:: !(r < PSEQ(c)) ->	/* rb_make_room() */
+			atomic { commit_overrun++; gh_cov++ };	/* rb_make_room() `local_inc(&cb->commit_overrun)` */
 			res = R_FAIL
 		:: else
 		fi;
 #endif
 		if
 		:: res == R_OK ->
-			h = head;	/* rb_make_room() L670 read_acquire(head) */
+			h = head;	/* rb_make_room() `atomic64_read_acquire(&cb->head)` */
 			if
-			:: !(r < h) ->	/* rb_make_room() L671-L672 */
+			:: !(r < h) ->	/* rb_make_room() */
 				if
-				:: !OVERWRITE ->
-#ifdef MUTANT_NO_DROP_COUNT
-					gh_drop++;	/* refused, not counted */
+				:: !OVERWRITE ->	/* rb_make_room() `READ_ONCE(buffer->flags)`: a constant */
+#ifdef MUTANT_DROP_COUNT_RMW
+					/* a plain read-modify-write, not atomic_long_inc() */
+					k = dropped;
+					atomic { dropped = k + 1; gh_drop++ };
 #else
-					atomic { dropped++; gh_drop++ };	/* L673 */
+					atomic { dropped++; gh_drop++ };	/* rb_make_room() `atomic_long_inc(&cb->dropped)` */
 #endif
 					res = R_FAIL
 				:: else ->
-					rb_push()	/* rb_make_room() L676 */
+					rb_push()	/* rb_make_room() */
 				fi
 			:: else
 			fi
@@ -735,12 +879,12 @@ inline rb_move()
 	:: else
 	fi;
 	if
-	:: res == R_OK -> rb_mark()	/* rb_make_room() L679 */
+	:: res == R_OK -> rb_mark()	/* rb_make_room() */
 	:: else
 	fi;
 	if
 	:: res == R_OK ->
-		atomic {		/* rb_move() L738 local64_try_cmpxchg(write) */
+		atomic {		/* rb_move() `local64_try_cmpxchg(&cb->write)` */
 			if
 			:: wpos == w -> wpos = MKPOS(nseq, 1)
 			:: else -> res = R_AGAIN
@@ -750,17 +894,17 @@ inline rb_move()
 	fi;
 	if
 	:: res == R_OK ->
-		send[pv] = POFF(w);	/* rb_move() L741 WRITE_ONCE(prev->end) */
+		send[pv] = POFF(w);	/* rb_move() `WRITE_ONCE(prev->end)` */
 #ifdef MUTANT_STALE_TAIL
 		tail = sb		/* one store, write not looked at again */
 #else
-		t2 = nseq;		/* rb_move() L742 rb_set_tail() */
+		t2 = nseq;		/* rb_move() rb_set_tail() */
 		do
-		:: tail = SLOT(t2);	/* rb_set_tail() L710 WRITE_ONCE(cb->tail) */
-			k2 = PSEQ(wpos);	/* rb_set_tail() L712 local64_read(write) */
+		:: tail = SLOT(t2);	/* rb_set_tail() `WRITE_ONCE(cb->tail)`, then `barrier()` */
+			k2 = PSEQ(wpos);	/* rb_set_tail() `local64_read(&cb->write)` */
 			if
-			:: k2 == t2 -> break	/* rb_set_tail() L713-L714 */
-			:: else -> t2 = k2	/* rb_set_tail() L715 */
+			:: k2 == t2 -> break	/* rb_set_tail() */
+			:: else -> t2 = k2	/* rb_set_tail() */
 			fi
 		od
 #endif
@@ -781,12 +925,12 @@ inline rb_reserve_slow(force)
 		:: else -> w = wpos
 		fi;
 #else
-		w = wpos;		/* rb_reserve_slow() L778 */
+		w = wpos;		/* rb_reserve_slow() `local64_read(&cb->write)` */
 #endif
-		st = stamp;		/* rb_reserve_slow() L786 */
-		sp = stamp_pos;		/* rb_reserve_slow() L787 */
-		atomic { clk++; ts = clk };	/* rb_reserve_slow() L788 rb_clock() */
-		d_step {		/* rb_reserve_slow() L789-L798 */
+		st = stamp;		/* rb_reserve_slow() `READ_ONCE(cb->stamp)` */
+		sp = stamp_pos;		/* rb_reserve_slow() `READ_ONCE(cb->stamp_pos)` */
+		atomic { clk++; ts = clk };	/* rb_reserve_slow() rb_clock() */
+		d_step {		/* rb_reserve_slow() */
 			off = POFF(w);
 			dl = ts - st;
 			abs = 0;
@@ -797,8 +941,8 @@ inline rb_reserve_slow(force)
 			fi
 		};
 		if
-		:: off + 1 <= CAP ->	/* rb_reserve_slow() L799 */
-			atomic {	/* rb_reserve_slow() L800 cmpxchg(write) */
+		:: off + 1 <= CAP ->	/* rb_reserve_slow() */
+			atomic {	/* rb_reserve_slow() `local64_try_cmpxchg(&cb->write)` cmpxchg(write) */
 				if
 				:: wpos == w -> wpos = w + 1; res = R_OK
 				:: else -> res = R_AGAIN
@@ -806,14 +950,14 @@ inline rb_reserve_slow(force)
 			};
 			if
 			:: res == R_OK ->
-				rb_tail_of(PSEQ(w), sb);	/* rb_reserve_slow() L832 */
+				rb_tail_of(PSEQ(w), sb);	/* rb_reserve_slow() */
 				end = w + 1
 			:: else
 			fi
 		:: else ->
-			rb_move();	/* rb_reserve_slow() L804 */
+			rb_move();	/* rb_reserve_slow() */
 			if
-			:: res == R_OK ->	/* rb_reserve_slow() L809-L812 */
+			:: res == R_OK ->	/* rb_reserve_slow() */
 				w = MKPOS(nseq, 0);
 				off = 0;
 				abs = 0;
@@ -834,16 +978,16 @@ inline rb_reserve()
 {
 	res = R_AGAIN;
 	if
-	:: prev == TOP_NONE ->		/* rb_reserve() L865 not nested */
-		w = wpos;		/* rb_reserve() L867 */
-		atomic { clk++; ts = clk };	/* rb_reserve() L869 rb_clock() */
-		dl = ts - stamp;	/* rb_reserve() L871 */
+	:: prev == TOP_NONE ->		/* rb_reserve() `READ_ONCE(buffer->abs_ts)` not nested */
+		w = wpos;		/* rb_reserve() `local64_read(&cb->write)` */
+		atomic { clk++; ts = clk };	/* rb_reserve() rb_clock() */
+		dl = ts - stamp;	/* rb_reserve() `READ_ONCE(cb->stamp)` */
 		off = POFF(w);
-		sb = tail;		/* rb_reserve() L878 READ_ONCE(cb->tail) */
+		sb = tail;		/* rb_reserve() `READ_ONCE(cb->tail)` READ_ONCE(cb->tail) */
 		if
 		:: stamp_pos == w && dl >= 0 && off != 0 && off + 1 <= CAP ->
-					/* rb_reserve() L883-L885 */
-			atomic {	/* rb_reserve() L886 cmpxchg(write) */
+					/* rb_reserve() `READ_ONCE(cb->stamp_pos)` */
+			atomic {	/* rb_reserve() `local64_try_cmpxchg(&cb->write)` cmpxchg(write) */
 				if
 				:: wpos == w -> wpos = w + 1; res = R_OK
 				:: else
@@ -852,7 +996,7 @@ inline rb_reserve()
 		:: else
 		fi;
 		if
-		:: res == R_OK ->	/* rb_reserve() L888: sb as read from tail */
+		:: res == R_OK ->	/* rb_reserve(): sb as read from tail */
 			end = w + 1;
 			abs = 0
 		:: else
@@ -861,7 +1005,7 @@ inline rb_reserve()
 	fi;
 	if
 	:: res != R_OK ->
-		rb_reserve_slow(prev != TOP_NONE)	/* rb_reserve() L866/L887 */
+		rb_reserve_slow(prev != TOP_NONE)	/* rb_reserve() */
 	:: else
 	fi
 }
@@ -876,37 +1020,46 @@ inline rb_claimed(counted)
 		evts[id] = ts;
 		evst[id] = ST_RESERVED;
 		if
-		:: counted ->		/* rb_claimed() L755 rb_count() for ring_buffer_write() */
+		:: counted ->		/* rb_claimed() calls rb_count() for ring_buffer_write(): rb_count() `local_inc(&sb->cum)`, `local_inc(&cb->committed)`, two increments in one step */
 			cum[sb]++;
 			committed++;
 			gh_committed++
 		:: else
 		fi
 	};
-	stamp = ts;			/* rb_claimed() L757 */
-	stamp_pos = end;		/* rb_claimed() L759 */
+	stamp = ts;			/* rb_claimed() `WRITE_ONCE(cb->stamp)`, `barrier()` */
+	stamp_pos = end;		/* rb_claimed() `WRITE_ONCE(cb->stamp_pos)`, `barrier()#2` */
 #ifndef MUTANT_STAMP_NORECHECK
 	if
-	:: stamp != ts -> stamp_pos = POS_NONE	/* rb_claimed() L761-L762 */
+	:: stamp != ts -> stamp_pos = POS_NONE	/* rb_claimed() `READ_ONCE(cb->stamp)`, `WRITE_ONCE(cb->stamp_pos)#2` */
 	:: else
 	fi
 #endif
 }
 
-/* rb_fill_event(): page stamp and header in one step, into sb->page */
+/*
+ * rb_fill_event(): the page stamp (first event of a page), the
+ * TIME_STAMP meta event (abs), the data header: three stores, each a step
+ */
 inline rb_fill()
 {
-	atomic {			/* rb_fill_event() L713-L726 */
+	atomic {			/* rb_fill_event() `sb->page->time_stamp =` */
 		/* the slot the writer found holds the sub-buffer it claimed in */
 		assert(p_slot && sb == SLOT(PSEQ(w)));
 		pg = spage[sb];
 		if
 		:: off == 0 -> pts[pg] = ts
 		:: else
-		fi;
+		fi
+	};
+	if
+	:: abs -> ctv[CI(pg, off)] = ts	/* rb_fill_event(): rb_set_meta(), the TIME_STAMP event */
+	:: else
+	fi;
+	atomic {			/* rb_fill_event(): rb_set_data_header() */
 		cid[CI(pg, off)] = id;
 		if
-		:: abs -> ckind[CI(pg, off)] = K_ABS; ctv[CI(pg, off)] = ts
+		:: abs -> ckind[CI(pg, off)] = K_ABS
 		:: else -> ckind[CI(pg, off)] = K_DELTA; ctv[CI(pg, off)] = dl
 		fi
 	}
@@ -916,26 +1069,28 @@ inline rb_fill()
  * rb_set_page_commit() with rb_page_commits(): before commit moves on to
  * w2, every page it passes gets its final length in its commit word.
  */
-inline rb_set_page_commit()
+inline rb_set_page_commit(from)
 {
 	if
-	:: tail != ptail ->		/* rb_set_page_commit() L907 */
-		s2 = PSEQ(cpos);	/* rb_page_commits() L874 */
+	:: tail != ptail ->		/* rb_set_page_commit() `READ_ONCE(cb->tail)`, `cb->ptail` */
+		s2 = PSEQ(from);	/* rb_page_commits() `local64_read(&cb->commit)` */
 		do
 		:: s2 != PSEQ(w2) ->
-			atomic {	/* rb_page_commits() L880 */
-#ifndef MUTANT_NO_PAGE_COMMIT
+			atomic {	/* rb_page_commits() `local_set(&sb->page->commit)`, `READ_ONCE(sb->end)` */
 				pcmt[spage[SLOT(s2)]] = send[SLOT(s2)];
-#endif
 				s2++
 			}
-		:: else -> break
+		:: else -> break	/* rb_page_commits() then `smp_wmb()` */
 		od;
 #if MAPPED
-		/* rb_page_commits() L888-L891 after smp_wmb() L886: the live length */
+		/*
+		 * rb_page_commits() `READ_ONCE(cb->mapped)` (a constant here),
+		 * `local_set(&sb->page->commit)#2`: the live
+		 * length, then `WRITE_ONCE(cb->ptail)` (NULL)
+		 */
 		atomic { pcmt[spage[SLOT(PSEQ(w2))]] = POFF(w2); ptail = SLOT_NONE }
 #else
-		ptail = SLOT(PSEQ(w2))	/* rb_page_commits() L892 after smp_wmb() L886 */
+		ptail = SLOT(PSEQ(w2))	/* rb_page_commits() `WRITE_ONCE(cb->ptail)` */
 #endif
 	:: else
 	fi
@@ -949,13 +1104,23 @@ inline rb_leave()
 #ifdef MUTANT_WRONG_KEY
 		top = TOP_NONE
 #else
-		top = prev		/* rb_end_commit() L925 */
+		top = prev		/* rb_end_commit() `barrier()`, `WRITE_ONCE(cb->top)` */
 #endif
 	:: else ->
+#ifdef MUTANT_COMMIT_STALE_RETRY
+		w2 = wpos;		/* read once: the retry publishes the same w2 */
+#endif
 		do
-		:: w2 = wpos;		/* rb_end_commit() L929 */
-			rb_set_page_commit();	/* rb_end_commit() L937 after smp_wmb() L936 */
-			d_step {	/* rb_end_commit() L938 */
+		::
+#ifndef MUTANT_COMMIT_STALE_RETRY
+			w2 = wpos;	/* rb_end_commit() `local64_read(&cb->write)` */
+#endif
+#ifdef MUTANT_PAGE_COMMIT_AFTER_COMMIT
+			t2 = cpos;	/* the page commit words after commit moves on */
+#else
+			rb_set_page_commit(cpos);	/* rb_end_commit() after `smp_wmb()` */
+#endif
+			d_step {	/* rb_end_commit() `local64_set(&cb->commit)`, then `barrier()#2` */
 				cpos = w2;
 				assert(p_commit && cpos <= wpos);
 				k = 1;
@@ -967,19 +1132,22 @@ inline rb_leave()
 				od;
 				k = 0
 			};
-			top = TOP_NONE;	/* rb_end_commit() L940 */
+#ifdef MUTANT_PAGE_COMMIT_AFTER_COMMIT
+			rb_set_page_commit(t2);
+#endif
+			top = TOP_NONE;	/* rb_end_commit() `WRITE_ONCE(cb->top)#2`, then `barrier()#3` */
 			if
 #ifdef MUTANT_NO_RECHECK
 			:: true -> break
 #else
-			:: wpos == w2 -> break	/* rb_end_commit() L942 */
-			:: else -> top = TOP_BUSY	/* rb_end_commit() L945 */
+			:: wpos == w2 -> break	/* rb_end_commit() `local64_read(&cb->write)#2` */
+			:: else -> top = TOP_BUSY	/* rb_end_commit() `WRITE_ONCE(cb->top)#3`, then `barrier()#4` */
 #endif
 			fi
 		od
 	fi
 #if CONTROL
-	; in_cs--			/* rb_leave() L1080 preempt_enable_notrace() */
+	; in_cs--			/* rb_leave() preempt_enable_notrace() */
 #endif
 }
 
@@ -989,10 +1157,14 @@ inline rb_leave()
  */
 inline wr_event(key)
 {
-	rb_enter(key);			/* ring_buffer_lock_reserve() L1107 / ring_buffer_write() L1212 */
+#ifdef SEQUENTIAL
+	SEQ_BEGIN();
+#endif
+	rb_enter(key);			/* ring_buffer_lock_reserve() / ring_buffer_write() */
 	if
 	:: ok ->
-		rb_reserve();		/* ring_buffer_lock_reserve() L1113 / ring_buffer_write() L1216 */
+		/* ring_buffer_lock_reserve() `barrier()`: rb_pop()'s record after the reserve */
+		rb_reserve();		/* ring_buffer_lock_reserve() / ring_buffer_write() */
 		if
 		:: res == R_OK ->
 			rb_claimed(op == OP_WRITE);
@@ -1004,7 +1176,7 @@ inline wr_event(key)
 			fi;
 #endif
 			rb_fill();
-			atomic {	/* the caller's payload / ring_buffer_write() L1218 memcpy */
+			atomic {	/* the caller's payload / ring_buffer_write() memcpy */
 				cpay[CI(pg, off)] = id;
 				if
 				:: op == OP_WRITE -> evst[id] = ST_COMMITTED
@@ -1013,14 +1185,14 @@ inline wr_event(key)
 			};
 			if
 			:: op == OP_COMMIT ->
-				atomic {	/* ring_buffer_unlock_commit() L1157 rb_count() */
+				atomic {	/* ring_buffer_unlock_commit() calls rb_count() `local_inc(&sb->cum)`, `local_inc(&cb->committed)` */
 					cum[sb]++;
 					committed++;
 					gh_committed++;
 					evst[id] = ST_COMMITTED
 				}
 			:: op == OP_DISCARD ->
-				atomic {	/* ring_buffer_discard_commit() L1182 cmpxchg(write) */
+				atomic {	/* ring_buffer_discard_commit() `local64_try_cmpxchg(&wc.cb->write)` */
 					if
 					:: wpos == end -> wpos = w; got = 1
 					:: else -> got = 0
@@ -1028,25 +1200,28 @@ inline wr_event(key)
 					evst[id] = ST_DISCARDED
 				};
 				if
-				:: got -> stamp_pos = POS_NONE	/* discard_commit() L1184 */
-				:: else -> ckind[CI(pg, off)] = K_PAD	/* discard_commit() L1186-L1189 */
+				:: got -> stamp_pos = POS_NONE	/* ring_buffer_discard_commit() `WRITE_ONCE(wc.cb->stamp_pos)` */
+				:: else -> ckind[CI(pg, off)] = K_PAD	/* ring_buffer_discard_commit() the padding header */
 				fi
 			:: op == OP_WRITE
 			fi
 		:: else
 		fi;
-		rb_leave()		/* lock_reserve() L1115 / unlock_commit() L1158 / discard_commit() L1191 / write() L1221 */
+		rb_leave()		/* rb_leave() from each of the four */
 	:: else
 	fi
+#ifdef SEQUENTIAL
+	; SEQ_END()
+#endif
 }
 
 /* ring_buffer_nest_start(): let this context in once more */
 inline nest_start(key)
 {
 	if
-	:: top >= key ->		/* ring_buffer_nest_start() L1253 */
-		ntop = top;		/* ring_buffer_nest_start() L1254 */
-		top = key - 1;		/* ring_buffer_nest_start() L1256 */
+	:: top >= key ->		/* ring_buffer_nest_start() `READ_ONCE(cb->top)` */
+		ntop = top;		/* ring_buffer_nest_start() `cb->top` */
+		top = key - 1;		/* ring_buffer_nest_start() `WRITE_ONCE(cb->top)` */
 		nset = 1
 	:: else -> nset = 0
 	fi
@@ -1056,12 +1231,16 @@ inline nest_start(key)
 inline nest_end(key)
 {
 	if
-	:: nset && top == key - 1 -> top = ntop	/* ring_buffer_nest_end() L1282-L1284 */
+	:: nset && top == key - 1 -> top = ntop	/* ring_buffer_nest_end() `READ_ONCE(cb->top)`, `WRITE_ONCE(cb->top)` */
 	:: else
 	fi
 }
 
+#ifdef SEQUENTIAL
+proctype Task() provided (ctx == 0 && SEQ_FREE)
+#else
 proctype Task() provided (ctx == 0)
+#endif
 {
 	WR_LOCALS;
 	byte e = 0;
@@ -1082,6 +1261,9 @@ proctype Task() provided (ctx == 0)
 		 * written out with the writer's locals of A kept in A_*.
 		 */
 		{
+#ifdef SEQUENTIAL
+			SEQ_BEGIN();
+#endif
 			op = OP_COMMIT;
 			rb_enter(KEY_TASK);
 			a_ok = ok;
@@ -1108,7 +1290,7 @@ proctype Task() provided (ctx == 0)
 			if
 			:: a_ok ->
 				w = a_w; sb = a_sb; off = a_off; prev = a_prev; id = a_id; end = a_end; pg = a_pg;
-				atomic {	/* ring_buffer_unlock_commit() L1157 rb_count() */
+				atomic {	/* ring_buffer_unlock_commit() calls rb_count() `local_inc(&sb->cum)`, `local_inc(&cb->committed)` */
 					cum[sb]++;
 					committed++;
 					gh_committed++;
@@ -1117,6 +1299,9 @@ proctype Task() provided (ctx == 0)
 				rb_leave()
 			:: else
 			fi
+#ifdef SEQUENTIAL
+			; SEQ_END()
+#endif
 		}
 #else
 		wr_event(KEY_TASK)
@@ -1139,7 +1324,7 @@ proctype Irq() provided (ctx == 1 || !irq_in)
 	byte arr = 0;
 	do
 	:: e < IRQ_EVENTS ->
-		atomic { ctx == 0 -> ctx = 1; irq_in = 1; arr++ };	/* an interrupt arrives */
+		atomic { ctx == 0 && SEQ_IDLE -> ctx = 1; irq_in = 1; arr++ };	/* an interrupt arrives */
 		do
 		:: e < IRQ_EVENTS ->
 			e++;
@@ -1165,7 +1350,7 @@ proctype Irq() provided (ctx == 1 || !irq_in)
 	:: else -> break
 	od
 #else
-	atomic { ctx == 0 -> ctx = 1; irq_in = 1 };	/* the interrupt arrives */
+	atomic { ctx == 0 && SEQ_IDLE -> ctx = 1; irq_in = 1 };	/* the interrupt arrives */
 	do
 	:: e < IRQ_EVENTS ->
 		e++;
@@ -1186,7 +1371,35 @@ proctype Nmi() provided (ctx == 2 || !nmi_in)
 {
 	WR_LOCALS;
 	byte e = 0, saved;
-	atomic { ctx < 2 -> saved = ctx; ctx = 2; nmi_in = 1 };
+#if NMI_ARRIVALS > 1
+	/* Up to NMI_ARRIVALS NMIs, each arriving wherever the CPU is. */
+	byte arr = 0;
+	do
+	:: e < NMI_EVENTS ->
+		atomic { ctx < 2 && SEQ_IDLE -> saved = ctx; ctx = 2; nmi_in = 1; arr++ };
+		do
+		:: e < NMI_EVENTS ->
+			e++;
+			op = OP_WRITE;
+			wr_event(KEY_NMI);
+			if
+			:: arr < NMI_ARRIVALS && e < NMI_EVENTS -> break
+			:: true
+			fi
+		:: else -> break
+		od;
+		atomic {
+			nmi_in = 0;
+			ctx = saved;
+			if
+			:: e == NMI_EVENTS -> wdone++
+			:: else
+			fi
+		}
+	:: else -> break
+	od
+#else
+	atomic { ctx < 2 && SEQ_IDLE -> saved = ctx; ctx = 2; nmi_in = 1 };
 	do
 	:: e < NMI_EVENTS ->
 		e++;
@@ -1195,6 +1408,7 @@ proctype Nmi() provided (ctx == 2 || !nmi_in)
 	:: else -> break
 	od;
 	atomic { nmi_in = 0; ctx = saved; wdone++ }
+#endif
 }
 #endif
 
@@ -1216,7 +1430,7 @@ proctype Nmi() provided (ctx == 2 || !nmi_in)
 /* rb_rd_move(): point the reader at sub-buffer s, not taken yet */
 inline rb_rd_move(s)
 {
-	d_step {			/* rb_rd_move() L1446 rb_cur_start() */
+	d_step {			/* rb_rd_move() rb_cur_start() */
 		r_seq = s;
 		r_off = 0;
 		r_len = 0;
@@ -1224,23 +1438,23 @@ inline rb_rd_move(s)
 		r_own = 0;
 		r_ts = 0
 	};
-	lost_mark = overrun		/* rb_rd_move() L1447 local_read(overrun) */
+	lost_mark = overrun		/* rb_rd_move() `cb->lost_mark =`, `local_read(&cb->overrun)` */
 }
 
 /* rb_rd_sync(): catch up with a writer that pushed our sub-buffer */
 inline rb_rd_sync()
 {
 	if
-	:: r_own			/* rb_rd_sync() L1461 */
+	:: r_own			/* rb_rd_sync() `cb->rd.own` */
 	:: else ->
-		h = head;		/* rb_rd_sync() L1464 atomic64_read_acquire(head) */
+		h = head;		/* rb_rd_sync() `atomic64_read_acquire(&cb->head)` */
 		if
-		:: h != r_seq ->	/* rb_rd_sync() L1465 */
-#ifdef MUTANT_LATE_OVERRUN
-			rb_rd_move(h)	/* no push in flight to wait for */
+		:: h != r_seq ->	/* rb_rd_sync() `cb->rd.seq`, `local_read(&cb->pushing)` */
+#if defined(MUTANT_LATE_OVERRUN) || defined(MUTANT_SYNC_IGNORES_PUSHING)
+			rb_rd_move(h)	/* pushing is not looked at */
 #else
 			if
-			:: pushing == 0 -> rb_rd_move(h)	/* rb_rd_sync() L1465-L1468 */
+			:: pushing == 0 -> rb_rd_move(h)	/* rb_rd_sync() then `smp_rmb()` */
 			:: else
 			fi
 #endif
@@ -1257,7 +1471,7 @@ inline rb_rd_sync()
  */
 inline rd_lost(clear)
 {
-	d_step {			/* rb_take_lost() L1623-L1626 */
+	d_step {			/* rb_take_lost() `cb->lost_mark`, `cb->lost_seen`, `cb->lost_seen =`, `cb->lost_mark#2` */
 		k = 0;
 		i = 1;
 		do
@@ -1287,7 +1501,7 @@ inline rd_lost(clear)
 /* rb_has_data(s): published data in sub-buffer s or beyond? */
 inline rb_has_data(s)
 {
-	d_step {			/* rb_has_data() L1477-L1480 */
+	d_step {			/* rb_has_data() `local64_read(&cb->commit)` */
 		c = cpos;
 		hasd = (s < PSEQ(c) || (s == PSEQ(c) && POFF(c) != 0))
 	}
@@ -1296,23 +1510,25 @@ inline rb_has_data(s)
 /* rb_own_len(): how far the reader's own page is readable */
 inline rb_own_len()
 {
-	c = cpos;			/* rb_own_len() L1436, smp_rmb() L1444 */
+#ifdef MUTANT_OWN_LEN_PAGE_FIRST
+	ln = pcmt[r_pg];		/* the page's commit word before commit */
+#endif
+	c = cpos;			/* rb_own_len() `local64_read(&cb->commit)`, then `smp_rmb()` */
 	if
 	:: PSEQ(c) == r_seq ->
-		d_step {		/* rb_own_len() L1446, L1451 */
+		d_step {		/* rb_own_len() */
 			ln = POFF(c);
-#ifdef MUTANT_EARLY_DONE
-			r_done = 1;	/* as if the writer had left it */
-#endif
 			if
 			:: ln > r_len -> r_len = ln
 			:: else
 			fi
 		}
 	:: else ->
-		atomic {		/* rb_own_len() L1448-L1451 */
+		atomic {		/* rb_own_len() `local_read(&cur->copy->commit)` */
 			r_done = 1;
+#ifndef MUTANT_OWN_LEN_PAGE_FIRST
 			ln = pcmt[r_pg];
+#endif
 			if
 			:: ln > CAP -> ln = CAP
 			:: else
@@ -1331,12 +1547,7 @@ inline rb_own_len()
  */
 inline rb_take()
 {
-	sbr = SLOT(r_seq);
-	atomic {			/* rb_take() L1506-L1508 after smp_rmb() L1505 */
-		pg = spage[sbr];
-		base = retired[sbr];
-		spare = r_pg
-	};
+	sbr = SLOT(r_seq);		/* rb_take() `cb->rd.seq`, then `smp_rmb()` */
 	took = 1;
 	moved = 0;
 #ifndef MUTANT_RETAKE_NEXT
@@ -1348,20 +1559,30 @@ inline rb_take()
 	 * stores the page it took (now rd.copy) in sb->next, and rb_mark()
 	 * puts that page back in the slot while the reader holds it.
 	 */
-	atomic { took = (sseq[sbr] == r_seq && !staken[sbr]); moved = !took };
+	atomic { took = (sseq[sbr] == r_seq && !staken[sbr]); moved = !took };	/* rb_take() `atomic_long_read(&sb->tag)` */
 #endif
+	/*
+	 * rb_take() `READ_ONCE(sb->page)`, `READ_ONCE(sb->retired)`: two
+	 * reads, one step (only this slot's next lap changes them, after the
+	 * tag); `READ_ONCE(sb->id)`: page ids are not modelled
+	 */
+	atomic {
+		pg = spage[sbr];
+		base = retired[sbr];
+		spare = r_pg
+	};
 #ifndef MUTANT_TAG_BEFORE_NEXT
 	if
-	:: took -> snext[sbr] = r_pg	/* rb_take() L1510 */
+	:: took -> snext[sbr] = r_pg	/* rb_take() `WRITE_ONCE(sb->next)`, `cb->rd.copy`; `WRITE_ONCE(sb->next_id)`: ids */
 	:: else
 	fi;
 #endif
-	atomic {			/* rb_take() L1519 atomic_long_try_cmpxchg(tag) */
+	atomic {			/* rb_take() `atomic_long_try_cmpxchg(&sb->tag)` */
 		if
 		:: took && sseq[sbr] == r_seq && !staken[sbr] ->
 			staken[sbr] = 1;
 			took = 1;
-			r_pg = pg	/* rb_take() L1521 */
+			r_pg = pg	/* rb_take() `cb->rd.copy =` */
 		:: else -> took = 0
 		fi
 	};
@@ -1377,10 +1598,8 @@ inline rb_take()
 		:: h == r_seq -> head = r_seq + 1
 		:: else -> took = 0
 		fi;
-#elif defined(MUTANT_TAKE_SKIPS_HEAD)
-		skip;			/* head is left alone */
 #else
-		atomic {		/* rb_take() L1528 atomic64_try_cmpxchg(head) */
+		atomic {		/* rb_take() `atomic64_try_cmpxchg(&cb->head)` */
 			if
 			:: head == r_seq -> head = r_seq + 1
 			:: else -> took = 0
@@ -1389,14 +1608,14 @@ inline rb_take()
 #endif
 		if
 		:: took ->
-			d_step {	/* rb_take() L1530-L1533 */
+			d_step {	/* rb_take() `cb->rd.own =` */
 				r_own = 1;
 				rd_sbi = sbr;
 				rd_base = base;
 				rd_total = TOTAL_ASK
 			};
-			rb_own_len();	/* rb_take() L1534 */
-			r_ts = pts[r_pg]	/* rb_take() L1535 */
+			rb_own_len();	/* rb_take() */
+			r_ts = pts[r_pg]	/* rb_take() `cb->rd.ts =`, `page->time_stamp` */
 		:: else
 		fi
 	:: else
@@ -1425,35 +1644,40 @@ inline rb_take_wait()
 inline rb_own_total()
 {
 	if
-	:: rd_total != TOTAL_ASK -> tot = rd_total	/* rb_own_total() L1552 */
+	:: rd_total != TOTAL_ASK -> tot = rd_total	/* rb_own_total() */
 	:: else ->
-		c = cum[rd_sbi];	/* rb_own_total() L1554 */
-		atomic { tq = sseq[rd_sbi]; tk = staken[rd_sbi] };	/* L1557 after smp_rmb() L1556 */
+#ifdef MUTANT_TOTAL_CUM_AFTER_TAG
+		atomic { tq = sseq[rd_sbi]; tk = staken[rd_sbi] };	/* the tag first */
+		c = cum[rd_sbi];	/* then the count */
+#else
+		c = cum[rd_sbi];	/* rb_own_total() `cb->rd.seq`, `local_read(&sb->cum)`, then `smp_rmb()` */
+		atomic { tq = sseq[rd_sbi]; tk = staken[rd_sbi] };	/* rb_own_total() `atomic_long_read_acquire(&sb->tag)` */
+#endif
 		if
-		:: tq == r_seq && tk -> tot = c - rd_base	/* L1558 */
+		:: tq == r_seq && tk -> tot = c - rd_base
 		:: else ->
-			c = retired[rd_sbi];	/* rb_own_total() L1560 */
-			atomic { tq = sseq[rd_sbi]; tk = staken[rd_sbi] };	/* L1563 after smp_rmb() L1562 */
+			c = retired[rd_sbi];	/* rb_own_total() `READ_ONCE(sb->retired)`, then `smp_rmb()#2` */
+			atomic { tq = sseq[rd_sbi]; tk = staken[rd_sbi] };	/* rb_own_total() `atomic_long_read(&sb->tag)` */
 			if
-			:: tq == r_seq + NR && !tk -> tot = c - rd_base	/* L1564 */
+			:: tq == r_seq + NR && !tk -> tot = c - rd_base
 			:: else -> tot = TOTAL_LOST
 			fi
 		fi;
-		rd_total = tot		/* rb_own_total() L1566 */
+		rd_total = tot		/* rb_own_total() */
 	fi
 }
 
 /* rb_cur_event() on the reader's own page, in place */
 inline rb_cur_event()
 {
-	d_step {			/* rb_cur_event() L1390-L1413 */
+	d_step {			/* rb_cur_event() */
 		found = 0;
 		do
 		:: r_off < r_len ->
 			kd = ckind[CI(r_pg, r_off)];
-			assert(p_torn && kd != K_NONE);	/* RB_WARN L1393 */
+			assert(p_torn && kd != K_NONE);	/* RB_WARN */
 			if
-			:: kd == K_NONE -> r_off = r_len	/* RB_WARN path L1394 */
+			:: kd == K_NONE -> r_off = r_len	/* RB_WARN path */
 			:: kd == K_PAD -> r_off++
 			:: kd == K_ABS -> ets = ctv[CI(r_pg, r_off)]; found = 1; break
 			:: kd == K_DELTA -> ets = r_ts + ctv[CI(r_pg, r_off)]; found = 1; break
@@ -1476,10 +1700,10 @@ inline rd_accept(counted)
 		evst[evid] = ST_READ;
 		last_ts = ets;
 		gh_read++;
-		r_off++;		/* rb_cur_pass() L1419-L1420 */
+		r_off++;		/* rb_cur_pass() */
 		r_ts = ets;
 		if
-		:: counted -> nread++	/* rb_rd_consume() L1621 */
+		:: counted -> nread++	/* rb_rd_consume() `WRITE_ONCE(cb->read)`, `cb->read` */
 		:: else
 		fi
 	}
@@ -1494,10 +1718,10 @@ inline rb_rd_look()
 	:: tries < RD_TRIES ->
 		tries++;
 		if
-		:: r_off >= r_len && r_own && !r_done -> rb_own_len()	/* rb_rd_look() L1584-L1585 */
+		:: r_off >= r_len && r_own && !r_done -> rb_own_len()	/* rb_rd_look() */
 		:: else
 		fi;
-		rb_cur_event();		/* rb_rd_look() L1586 */
+		rb_cur_event();		/* rb_rd_look() */
 		if
 		:: found -> break
 		:: else
@@ -1505,18 +1729,18 @@ inline rb_rd_look()
 		if
 		:: r_own ->
 			if
-			:: !r_done -> break	/* rb_rd_look() L1590 */
+			:: !r_done -> break	/* rb_rd_look() */
 			:: else
 			fi;
-			rb_rd_move(r_seq + 1)	/* rb_rd_look() L1592 */
+			rb_rd_move(r_seq + 1)	/* rb_rd_look() */
 		:: else ->
-			rb_rd_sync();	/* rb_rd_look() L1595 */
-			rb_has_data(r_seq);	/* rb_rd_look() L1596 */
+			rb_rd_sync();	/* rb_rd_look() */
+			rb_has_data(r_seq);	/* rb_rd_look() */
 			if
 			:: !hasd -> break
 			:: else
 			fi;
-			rb_take();	/* rb_rd_look() L1598 */
+			rb_take();	/* rb_rd_look() */
 			rb_take_wait()
 		fi
 	:: else -> break
@@ -1526,12 +1750,12 @@ inline rb_rd_look()
 /* ring_buffer_consume(): rb_read_one(consume) */
 inline rd_consume()
 {
-	RB_LOCK();			/* rb_read_one() L1647 rb_lock() */
-	rb_rd_look();			/* rb_read_one() L1648 */
+	RB_LOCK();			/* rb_read_one() rb_lock() */
+	rb_rd_look();			/* rb_read_one() */
 	if
 	:: found ->
-		rd_lost(1);		/* rb_read_one() L1648 rb_take_lost() */
-		rd_accept(1)		/* rb_read_one() L1650 rb_rd_consume() */
+		rd_lost(1);		/* rb_read_one() rb_take_lost() */
+		rd_accept(1)		/* rb_read_one() rb_rd_consume() */
 	:: else
 	fi;
 	RB_UNLOCK()
@@ -1540,11 +1764,11 @@ inline rd_consume()
 /* ring_buffer_peek(): rb_read_one(!consume), the event is checked only */
 inline rd_peek()
 {
-	RB_LOCK();			/* rb_read_one() L1647 rb_lock() */
-	rb_rd_look();			/* rb_read_one() L1648 */
+	RB_LOCK();			/* rb_read_one() rb_lock() */
+	rb_rd_look();			/* rb_read_one() */
 	if
 	:: found ->
-		rd_lost(0);		/* rb_read_one() L1648 rb_take_lost(!consume) */
+		rd_lost(0);		/* rb_read_one() rb_take_lost(!consume) */
 		d_step {
 			evid = cid[CI(r_pg, r_off)];
 			assert(p_torn && evid != 0 && cpay[CI(r_pg, r_off)] == evid &&
@@ -1561,26 +1785,26 @@ inline rd_peek()
 /* ring_buffer_read_page(): rb_rd_page() with room for a whole page */
 inline rd_page()
 {
-	RB_LOCK();			/* ring_buffer_read_page() L1981 */
+	RB_LOCK();			/* ring_buffer_read_page() */
 	gave = PG_NULL;
-	rb_rd_look();			/* rb_rd_page() L1914 */
+	rb_rd_look();			/* rb_rd_page() */
 	if
 	:: found ->
-		rd_lost(1);		/* rb_rd_page() L1913/L1919 rb_take_lost() */
+		rd_lost(1);		/* rb_rd_page() rb_take_lost() */
 		if
-		:: !r_done -> rb_own_len()	/* rb_rd_page() L1916-L1917 */
+		:: !r_done -> rb_own_len()	/* rb_rd_page() */
 		:: else
 		fi;
 		tot = TOTAL_LOST;
 		if
-		:: r_done && r_off == 0 && r_len <= CAP && !MAPPED ->	/* rb_rd_page() L1923 */
-			rb_own_total()	/* rb_rd_page() L1924 */
+		:: r_done && r_off == 0 && r_len <= CAP && !MAPPED ->	/* rb_rd_page() */
+			rb_own_total()	/* rb_rd_page() */
 		:: else
 		fi;
 		if
 		:: tot < TOTAL_ASK ->
 			/*
-			 * rb_rd_give() L1895-L1899: the page goes to the caller,
+			 * rb_rd_give(): the page goes to the caller,
 			 * whose page becomes the spare.  The walk is what the
 			 * caller finds in it.
 			 */
@@ -1590,15 +1814,15 @@ inline rd_page()
 			:: else -> break
 			od;
 			assert(p_count && k == tot);
-			d_step {
+			d_step {	/* rb_rd_give() `cb->rd.copy`, `cb->rd.copy =`, `cb->read`, `WRITE_ONCE(cb->read)` */
 				nread = nread + tot;
 				gave = r_pg;
 				r_pg = upage;
 				upage = gave
 			};
 			pg_check();
-			rb_rd_move(r_seq + 1)	/* rb_rd_give() L1899 */
-		:: else ->		/* rb_rd_span() L1856-L1880 */
+			rb_rd_move(r_seq + 1)	/* rb_rd_give() `cb->rd.seq` */
+		:: else ->		/* rb_rd_span() */
 			do
 			:: found -> rd_accept(1); rb_cur_event()
 			:: else -> break
@@ -1633,13 +1857,13 @@ inline rd_page()
  */
 inline rd_map_next()
 {
-	RB_LOCK();			/* ring_buffer_map_get_reader() L4116 */
+	RB_LOCK();			/* ring_buffer_map_get_reader() */
 	tot = 0;
 	if
 	:: r_own ->
-		rb_own_len();		/* rb_map_next() L4055 */
+		rb_own_len();		/* rb_map_next() */
 		if
-		:: r_off < r_len ->	/* rb_map_next() L4056-L4060 */
+		:: r_off < r_len ->	/* rb_map_next() */
 			rb_cur_event();
 			do
 			:: found -> rd_accept(1); rb_cur_event()
@@ -1649,8 +1873,8 @@ inline rd_map_next()
 			tot = 1
 		:: else ->
 			if
-			:: !r_done -> tot = 1	/* rb_map_next() L4062-L4063 */
-			:: else -> rb_rd_move(r_seq + 1)	/* rb_map_next() L4064 */
+			:: !r_done -> tot = 1	/* rb_map_next() */
+			:: else -> rb_rd_move(r_seq + 1)	/* rb_map_next() */
 			fi
 		fi
 	:: else
@@ -1658,7 +1882,7 @@ inline rd_map_next()
 	if
 	:: tot == 0 ->
 		tries = 0;
-		do			/* rb_map_next() L4066-L4071 */
+		do			/* rb_map_next() */
 		:: !r_own && tries < RD_TRIES ->
 			tries++;
 			rb_rd_sync();
@@ -1672,7 +1896,7 @@ inline rd_map_next()
 		:: else -> break
 		od;
 		if
-		:: r_own ->		/* rb_map_next() L4075-L4076 */
+		:: r_own ->		/* rb_map_next() */
 			rb_cur_event();
 			do
 			:: found -> rd_accept(1); rb_cur_event()
@@ -1687,12 +1911,19 @@ inline rd_map_next()
 }
 #endif
 
+#ifdef SEQUENTIAL
+proctype Reader() provided (SEQ_FREE)
+#else
 proctype Reader()
+#endif
 {
 	RD_LOCALS;
 	do
 	:: ops < RD_OPS ->
 		ops++;
+#ifdef SEQUENTIAL
+		SEQ_BEGIN();
+#endif
 #if RD_PEEK_PAGE
 		if
 		:: ops == 1 -> rd_peek()
@@ -1709,13 +1940,23 @@ proctype Reader()
 		:: RD_PAGE -> rd_page()
 		fi
 #endif
+#ifdef SEQUENTIAL
+		; SEQ_END()
+#endif
 	:: else -> break
 	od;
 	/* everyone else is done: read what is left, then count */
 	(wdone == NWRITERS && ctl_done);
 	pg_check();
 	do
-	:: rd_consume();
+	::
+#ifdef SEQUENTIAL
+		SEQ_BEGIN();
+		rd_consume();
+		SEQ_END();
+#else
+		rd_consume();
+#endif
 		if
 		:: !found -> break
 		:: else
@@ -1772,11 +2013,11 @@ inline it_move(s)
 /* rb_cur_event() on the iterator's copy */
 inline it_cur_event()
 {
-	d_step {			/* rb_cur_event() L1390-L1413 */
+	d_step {			/* rb_cur_event() */
 		found = 0;
 		do
 		:: i_off < i_len ->
-			assert(p_torn && copy_kind[i_off] != K_NONE);	/* RB_WARN L1393 */
+			assert(p_torn && copy_kind[i_off] != K_NONE);	/* RB_WARN */
 			if
 			:: copy_kind[i_off] == K_NONE -> i_off = i_len
 			:: copy_kind[i_off] == K_PAD -> i_off++
@@ -1794,31 +2035,31 @@ inline rb_cur_fill()
 {
 	sbr = SLOT(i_seq);
 	have = i_len;
-	c = cpos;			/* rb_cur_fill() L1339, smp_rmb() L1346 */
+	c = cpos;			/* rb_cur_fill() `local64_read(&cb->commit)`, then `smp_rmb()` */
 	skipf = 0;
 	if
 	:: PSEQ(c) == i_seq ->
-		avail = POFF(c);	/* rb_cur_fill() L1348 */
+		avail = POFF(c);	/* rb_cur_fill() */
 		done = 0
 	:: i_seq < PSEQ(c) ->
-		avail = send[sbr];	/* rb_cur_fill() L1351 */
+		avail = send[sbr];	/* rb_cur_fill() `READ_ONCE(sb->end)` */
 		done = 1
 	:: i_seq > PSEQ(c) ->
-		skipf = 1		/* rb_cur_fill() L1355 */
+		skipf = 1		/* rb_cur_fill() */
 	fi;
 	if
 	:: !skipf ->
-		tagok = TAG_OK(i_seq);	/* rb_cur_fill() L1359 atomic_long_read_acquire(tag) */
+		tagok = TAG_OK(i_seq);	/* rb_cur_fill() `atomic_long_read_acquire(&sb->tag)` */
 		if
 		:: !tagok -> ret = 1
 		:: else ->
-			pg = spage[sbr];	/* rb_cur_fill() L1361 */
+			pg = spage[sbr];	/* rb_cur_fill() `READ_ONCE(sb->page)` */
 			if
-			:: have == 0 -> copyts = pts[pg]	/* rb_cur_fill() L1364 */
+			:: have == 0 -> copyts = pts[pg]	/* rb_cur_fill() `cur->copy->time_stamp =`, `page->time_stamp` */
 			:: else
 			fi;
 			i = have;
-			do		/* rb_cur_fill() L1368 memcpy, a cell at a time */
+			do		/* rb_cur_fill() memcpy, a cell at a time */
 			:: i < avail ->
 				atomic {
 					copy_id[i] = cid[CI(pg, i)];
@@ -1830,12 +2071,12 @@ inline rb_cur_fill()
 			:: else -> break
 			od;
 #ifndef MUTANT_NO_SEQCHECK
-			tagok = TAG_OK(i_seq);	/* rb_cur_fill() L1373 after smp_rmb() L1372 */
+			tagok = TAG_OK(i_seq);	/* rb_cur_fill() `smp_rmb()#2`, then `atomic_long_read(&sb->tag)` */
 #endif
 			if
 			:: !tagok -> ret = 1
 			:: else ->
-				d_step {	/* rb_cur_fill() L1375-L1378 */
+				d_step {	/* rb_cur_fill() `cur->copy->time_stamp` */
 					if
 					:: have == 0 && i_off == 0 && avail > 0 -> i_ts = copyts
 					:: else
@@ -1856,8 +2097,8 @@ inline rb_cur_fill()
 inline rb_iter_own_fill()
 {
 	have = i_len;
-	rb_own_len();			/* rb_iter_own_fill() L2038 */
-	d_step {			/* rb_iter_own_fill() L2039-L2046 */
+	rb_own_len();			/* rb_iter_own_fill() */
+	d_step {			/* rb_iter_own_fill() `rd->copy->time_stamp` and the copy */
 		if
 		:: have == 0 && i_off == 0 -> i_ts = pts[r_pg]
 		:: else
@@ -1885,26 +2126,26 @@ inline rb_iter_own_fill()
 inline rb_iter_fill()
 {
 	ret = 0;
-	RB_LOCK();			/* rb_iter_fill() L2063 */
-	h = head;			/* rb_iter_fill() L2064 */
+	RB_LOCK();			/* rb_iter_fill() */
+	h = head;			/* rb_iter_fill() `atomic64_read_acquire(&cb->head)` */
 	if
 	:: r_own && r_seq == i_seq ->
-		rb_iter_own_fill()	/* rb_iter_fill() L2072-L2073 */
+		rb_iter_own_fill()	/* rb_iter_fill() `cb->rd.own`, `cb->rd.seq` */
 	:: else ->
 		if
 		:: i_own ->
 #ifdef MUTANT_ITER_TAKEN
 			rb_cur_fill()	/* on through the ring, the page the reader left */
 #else
-			i_done = 1	/* rb_iter_fill() L2074-L2076 */
+			i_done = 1	/* rb_iter_fill() */
 #endif
 		:: else ->
 			if
-			:: i_seq < h ->	/* rb_iter_fill() L2077-L2080 dropped */
+			:: i_seq < h ->	/* rb_iter_fill() dropped */
 				it_move(h);
 				ret = 1
 			:: else ->
-				rb_cur_fill()	/* rb_iter_fill() L2083 */
+				rb_cur_fill()	/* rb_iter_fill() */
 			fi
 		fi
 	fi;
@@ -1921,7 +2162,7 @@ inline it_show()
 		       evpos[evid] == MKPOS(i_seq, i_off));
 		assert(p_time && evts[evid] == ets && ets >= last_ts);
 		last_ts = ets;
-		i_off++;		/* ring_buffer_iter_advance() L2208 rb_cur_pass() */
+		i_off++;		/* ring_buffer_iter_advance() rb_cur_pass() */
 		i_ts = ets
 	}
 }
@@ -1930,33 +2171,40 @@ inline it_show()
  * ring_buffer_iter_peek() + ring_buffer_iter_advance(), ITER_OPS times,
  * on an iterator opened before anything was read (at sub-buffer 0).
  */
+#ifdef SEQUENTIAL
+proctype Iter() provided (SEQ_FREE)
+#else
 proctype Iter()
+#endif
 {
 	RD_LOCALS;
 	IT_LOCALS;
 	do
 	:: ops < ITER_OPS ->
 		ops++;
+#ifdef SEQUENTIAL
+		SEQ_BEGIN();
+#endif
 		tries = 0;
 		found = 0;
 		do
 		:: tries < RD_TRIES ->
 			tries++;
-			it_cur_event();	/* ring_buffer_iter_peek() L2174 */
+			it_cur_event();	/* ring_buffer_iter_peek() */
 			if
 			:: found -> break
 			:: else
 			fi;
 			if
 			:: i_done ->
-				it_move(i_seq + 1)	/* ring_buffer_iter_peek() L2177-L2178 */
+				it_move(i_seq + 1)	/* ring_buffer_iter_peek() */
 			:: else ->
-				rb_iter_fill();	/* ring_buffer_iter_peek() L2181 */
+				rb_iter_fill();	/* ring_buffer_iter_peek() */
 				if
-				:: ret		/* ring_buffer_iter_peek() L2184-L2187 smp_rmb() */
+				:: ret		/* ring_buffer_iter_peek() `smp_rmb()` */
 				:: else ->
 					if
-					:: i_off >= i_len && !i_done -> break	/* L2189 */
+					:: i_off >= i_len && !i_done -> break
 					:: else
 					fi
 				fi
@@ -1967,6 +2215,9 @@ proctype Iter()
 		:: found -> it_show()
 		:: else
 		fi
+#ifdef SEQUENTIAL
+		; SEQ_END()
+#endif
 	:: else -> break
 	od
 }
@@ -1975,21 +2226,29 @@ proctype Iter()
 /* ------------------------------------------------------------ control */
 #if CONTROL
 /* ring_buffer_reset_cpu(): hold writers, clear under reader_lock */
+#ifdef SEQUENTIAL
+proctype Control() provided (SEQ_FREE)
+#else
 proctype Control()
+#endif
 {
 	byte base, j;
-#ifndef MUTANT_NO_HOLD
-	recdis = recdis + HELD;		/* rb_hold_writers() L2558 atomic_add() */
-	in_cs == 0;			/* rb_hold_writers() L2559 synchronize_rcu() */
+#ifdef SEQUENTIAL
+	SEQ_BEGIN();
 #endif
-	atomic { rlock == 0 -> rlock = 1 };	/* rb_reset_one() L2754 */
-	d_step {			/* rb_cpu_clear() L2334-L2364 */
-		base = PSEQ(wpos) + 1;	/* rb_reset_one() L2755 */
+#ifndef MUTANT_NO_HOLD
+	recdis = recdis + HELD;		/* rb_hold_writers() `atomic_add(&cb->record_disabled)` atomic_add() */
+	in_cs == 0;			/* rb_hold_writers() synchronize_rcu() */
+#endif
+	atomic { rlock == 0 -> rlock = 1 };	/* rb_reset_one() */
+	d_step {			/* rb_cpu_clear() */
+		base = PSEQ(wpos) + 1;	/* rb_reset_one() `local64_read(&cb->write)` */
 		j = 0;
-		do			/* rb_untake() L2312-L2326 */
+		do			/* rb_untake() `atomic_long_read(&sb->tag)` */
 		:: j < NR ->
 			if
 			:: staken[j] ->
+				/* rb_untake() `sb->page =`, `sb->next`, `atomic_long_set(&sb->tag)` */
 				spage[j] = snext[j];
 				staken[j] = 0
 			:: else
@@ -1999,7 +2258,8 @@ proctype Control()
 		od;
 		j = 0;
 		do
-		:: j < NR ->		/* rb_slot_clear() L2298-L2304 */
+		/* rb_slot_clear() `atomic_long_set(&sb->tag)`, `local_set(&sb->cum)`, `sb->retired =`, `sb->end =` */
+		:: j < NR ->
 			sseq[SLOT(base + j)] = base + j - NR;
 			staken[SLOT(base + j)] = 0;
 			cum[SLOT(base + j)] = 0;
@@ -2008,33 +2268,33 @@ proctype Control()
 			j++
 		:: else -> break
 		od;
-		sseq[SLOT(base)] = base;	/* rb_cpu_clear() L2342-L2344 */
-		pts[spage[SLOT(base)]] = 0;
-		pcmt[spage[SLOT(base)]] = 0;
-		tail = SLOT(base);
-		ptail = SLOT_NONE;
-		wpos = MKPOS(base, 0);
-		cpos = MKPOS(base, 0);
-		top = TOP_NONE;
-		stamp = 0;
-		stamp_pos = POS_NONE;
-		committed = 0;
-		overrun = 0;
-		pushing = 0;		/* rb_cpu_clear() L2392 */
-		commit_overrun = 0;
-		head = base;
-		r_seq = base;		/* rb_cur_start(&cb->rd, base) L2358 */
+		sseq[SLOT(base)] = base;	/* rb_cpu_clear() `atomic_long_set(&first->tag)` */
+		pts[spage[SLOT(base)]] = 0;	/* rb_cpu_clear() `first->page->time_stamp =` */
+		pcmt[spage[SLOT(base)]] = 0;	/* rb_cpu_clear() `local_set(&first->page->commit)` */
+		tail = SLOT(base);	/* rb_cpu_restart() `cb->tail =` */
+		ptail = SLOT_NONE;	/* rb_cpu_restart() `cb->ptail =` */
+		wpos = MKPOS(base, 0);	/* rb_cpu_restart() `local64_set(&cb->write)` */
+		cpos = MKPOS(base, 0);	/* rb_cpu_restart() `local64_set(&cb->commit)` */
+		top = TOP_NONE;		/* rb_cpu_restart() `cb->top =` */
+		stamp = 0;		/* rb_cpu_restart() `cb->stamp =` */
+		stamp_pos = POS_NONE;	/* rb_cpu_restart() `cb->stamp_pos =` */
+		committed = 0;		/* rb_cpu_restart() `local_set(&cb->committed)` */
+		overrun = 0;		/* rb_cpu_restart() `local_set(&cb->overrun)` */
+		pushing = 0;		/* rb_cpu_restart() `local_set(&cb->pushing)` */
+		commit_overrun = 0;	/* rb_cpu_restart() `local_set(&cb->commit_overrun)` */
+		head = base;		/* rb_cpu_restart() `atomic64_set(&cb->head)` */
+		r_seq = base;		/* rb_cur_start(&cb->rd, base) */
 		r_off = 0;
 		r_len = 0;
 		r_done = 0;
 		r_own = 0;
 		r_ts = 0;
-		pts[r_pg] = 0;		/* rb_cpu_clear() L2359-L2360 */
-		pcmt[r_pg] = 0;
-		nread = 0;
-		lost_seen = 0;		/* rb_cpu_clear() L2401-L2402 */
-		lost_mark = 0;
-		dropped = 0;		/* rb_reset_one() L2760 */
+		pts[r_pg] = 0;		/* rb_cpu_restart() `cb->rd.copy->time_stamp =` */
+		pcmt[r_pg] = 0;		/* rb_cpu_restart() `local_set(&cb->rd.copy->commit)` */
+		nread = 0;		/* rb_cpu_restart() `cb->read =` */
+		lost_seen = 0;		/* rb_cpu_restart() `cb->lost_seen =` */
+		lost_mark = 0;		/* rb_cpu_restart() `cb->lost_mark =` */
+		dropped = 0;		/* rb_reset_one() `atomic_long_set(&cb->dropped)` */
 		/* ghost: what was not read is gone with the counters */
 		j = 1;
 		do
@@ -2054,7 +2314,10 @@ proctype Control()
 	pg_check();
 	rlock = 0;
 #ifndef MUTANT_NO_HOLD
-	recdis = recdis - HELD;		/* rb_release_writers() L2569 */
+	recdis = recdis - HELD;		/* rb_release_writers() `smp_mb__before_atomic()`, `atomic_sub(&cb->record_disabled)` */
+#endif
+#ifdef SEQUENTIAL
+	; SEQ_END()
 #endif
 	ctl_done = 1
 }
@@ -2062,7 +2325,7 @@ proctype Control()
 
 init {
 	byte j = 0;
-	d_step {			/* rb_cpu_clear(cb, 0) from rb_cpu_alloc() L2405 */
+	d_step {			/* rb_cpu_clear(cb, 0) from rb_cpu_alloc() */
 		do
 		:: j < NR ->
 			sseq[j] = j - NR;
