@@ -1,0 +1,427 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""
+Mutation testing of kernel/trace/ring_buffer.c: each mutant of mutants.txt
+is applied to a copy of the file under the build directory (never to the
+file itself), compiled into the ASan test program, and run against the
+harness until a test fails.  One KTAP line per mutant, then the score.
+
+Phases, cheapest first, each stopping at the first failing case:
+  litmus   ordering mutants only: the litmus mutant named in the list must
+           come out Sometimes under herd7 (litmus/run.sh on that file)
+  fast     unit, mapping, persistent-range, model cases, corpus replay
+  sweeps   the instruction sweeps (an interrupt at each instruction) and
+           map_ipi_in_write (an IPI at each point of a write)
+  stress   the stress cases, STRESS_SECS seconds each
+A phase that runs past its timeout kills the mutant (a hang); so does a
+crash (ASan, UBSan, a signal).  A mutant that does not compile, or whose
+pattern does not match exactly once, is an error in the list: the run
+fails, naming it.
+
+A survivor is "not ok" unless tools/testing/ring_buffer/README.md lists it
+as equivalent (a line "- `NAME` (equivalent): why"): then it is reported
+as a skip.  The run fails when any survivor is not so listed, on any error,
+or when fewer than 90% of the mutants run are killed.
+
+Environment (set by the Makefile): MUT_CC, MUT_CFLAGS, MUT_LDFLAGS,
+MUT_OBJS (the test program's objects but rb_wrap.o), MUT_WRAP (rb_wrap.c),
+MUT_SRC (ring_buffer.c), MUT_WORK (a directory of ours), MUT_CORPUS.
+"""
+import os
+import re
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+HARNESS = os.path.dirname(HERE)
+LIST = os.path.join(HERE, 'mutants.txt')
+README = os.path.join(HARNESS, 'README.md')
+LITMUS = os.path.join(HARNESS, 'litmus')
+ANCHOR_LINES = 25
+# The slow cases: the instruction sweeps, and the mapping case that sends
+# an IPI at each point of a write (about 20 s).
+SWEEPS = ('range_crash_sweep', 'unit_irq_at_each_instruction', 'map_ipi_in_write')
+TIMEOUT = {'fast': 300, 'sweeps': 900, 'stress': 180, 'litmus': 300}
+STRESS_SECS = os.environ.get('STRESS_SECS', '5')
+TARGET = 0.90
+
+
+class ListError(Exception):
+    pass
+
+
+def parse(path):
+    muts, cur = [], None
+    keys = ('mutant', 'kind', 'area', 'anchor', 'find', 'into', 'litmus', 'subset')
+    with open(path) as f:
+        for nr, line in enumerate(f, 1):
+            line = line.rstrip('\n')
+            if not line.strip():
+                cur = None
+                continue
+            if line.startswith('#'):
+                continue
+            key, _, val = line.partition(' ')
+            if key not in keys:
+                raise ListError('%s:%d: unknown key %r' % (path, nr, key))
+            if key == 'mutant':
+                cur = {'name': val, 'line': nr}
+                muts.append(cur)
+                continue
+            if cur is None:
+                raise ListError('%s:%d: %s outside a mutant' % (path, nr, key))
+            cur[key] = True if key == 'subset' else val
+    names = set()
+    for m in muts:
+        for key in ('kind', 'area', 'find', 'into'):
+            if key not in m:
+                raise ListError('mutant %s: no %s' % (m['name'], key))
+        if m['name'] in names:
+            raise ListError('mutant %s: listed twice' % m['name'])
+        names.add(m['name'])
+    return muts
+
+
+def pattern(text):
+    """A find text as a regex: "\\n" is a line break plus indentation."""
+    return r'\n[ \t]*'.join(re.escape(p) for p in text.split(r'\n'))
+
+
+def apply(src, m):
+    """The mutated source, or ListError when the pattern is not unique."""
+    start, end = 0, len(src)
+    if 'anchor' in m:
+        hits = [x.start() for x in re.finditer(re.escape(m['anchor']), src)]
+        if len(hits) != 1:
+            raise ListError('mutant %s: anchor %r matches %d times' %
+                            (m['name'], m['anchor'], len(hits)))
+        start = hits[0] + len(m['anchor'])
+        end = start
+        for _ in range(ANCHOR_LINES):
+            nl = src.find('\n', end + 1)
+            if nl < 0:
+                end = len(src)
+                break
+            end = nl
+    found = list(re.finditer(pattern(m['find']), src[start:]))
+    if 'anchor' in m:
+        found = found[:1]
+        if found and start + found[0].start() > end:
+            found = []
+    if len(found) != 1:
+        raise ListError('mutant %s: find %r matches %d times%s' %
+                        (m['name'], m['find'], len(found),
+                         ' near its anchor' if 'anchor' in m else ''))
+    a = start + found[0].start()
+    b = start + found[0].end()
+    into = m['into'].replace(r'\n', '\n').replace(r'\t', '\t')
+    return src[:a] + into + src[b:]
+
+
+def equivalents():
+    out = {}
+    try:
+        with open(README) as f:
+            for line in f:
+                r = re.match(r'^- `([\w.+-]+)` \(equivalent\)', line)
+                if r:
+                    out[r.group(1)] = True
+    except OSError:
+        pass
+    return out
+
+
+RUNNING = []
+
+
+def stop(sig, frame):
+    """Stopped: end the test program's process group too."""
+    for p in RUNNING:
+        try:
+            os.killpg(p.pid, 9)
+        except OSError:
+            pass
+    sys.exit(128 + sig)
+
+
+def run(cmd, timeout, log):
+    """(rc, output); rc None on timeout."""
+    t0 = time.time()
+    with open(log, 'w') as f:
+        p = subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT,
+                             start_new_session=True,
+                             env=dict(os.environ,
+                                      ASAN_OPTIONS='detect_leaks=0:abort_on_error=1',
+                                      UBSAN_OPTIONS='print_stacktrace=1'))
+        RUNNING.append(p)
+        try:
+            rc = p.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, 9)
+            p.wait()
+            rc = None
+        RUNNING.remove(p)
+    with open(log, errors='replace') as f:
+        return rc, f.read(), time.time() - t0
+
+
+def first_failure(out):
+    for line in out.splitlines():
+        r = re.match(r'^not ok (\d+|-) (\S+)', line)
+        if r:
+            return r.group(2)
+    return None
+
+
+class Runner:
+    def __init__(self, work):
+        self.work = work
+        self.cc = shlex.split(os.environ['MUT_CC'])
+        self.cflags = shlex.split(os.environ['MUT_CFLAGS'])
+        self.ldflags = shlex.split(os.environ.get('MUT_LDFLAGS', ''))
+        self.objs = os.environ['MUT_OBJS'].split()
+        self.wrap = os.environ['MUT_WRAP']
+        self.corpus = os.environ['MUT_CORPUS']
+        self.names = None
+        self.herd = None
+        self.last_case = None
+
+    def build(self, src_text, tag):
+        d = os.path.join(self.work, tag)
+        os.makedirs(d, exist_ok=True)
+        src = os.path.join(d, 'ring_buffer.c')
+        with open(src, 'w') as f:
+            f.write(src_text)
+        obj, prog = os.path.join(d, 'rb_wrap.o'), os.path.join(d, 'rbtest')
+        cmd = self.cc + self.cflags + ['-DRB_SRC="%s"' % src, '-c',
+                                       self.wrap, '-o', obj]
+        r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           text=True)
+        if r.returncode == 0:
+            r = subprocess.run(self.cc + self.cflags + self.ldflags +
+                               ['-o', prog, obj] + self.objs + ['-lm'],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               text=True)
+        with open(os.path.join(d, 'build.log'), 'w') as f:
+            f.write(r.stdout)
+        return prog if r.returncode == 0 else None
+
+    def case_names(self, prog):
+        if self.names is None:
+            r = subprocess.run([prog, '--list'], stdout=subprocess.PIPE,
+                               text=True, check=True)
+            self.names = r.stdout.split()
+        return self.names
+
+    def phase_args(self, prog, phase):
+        if phase == 'fast':
+            return ['--fail-fast', '--corpus', self.corpus,
+                    '--skip', ','.join(SWEEPS + ('stress_',))]
+        if phase == 'sweeps':
+            rest = [n for n in self.case_names(prog) if not n.startswith(SWEEPS)]
+            return ['--fail-fast', '--skip', ','.join(rest)]
+        return ['--fail-fast', '--only', 'stress_', '--stress-secs', STRESS_SECS]
+
+    def base_passes(self, base, case):
+        """Does the unmutated file pass @case (run again, alone)?"""
+        if case in ('timeout', 'corpus_replay'):
+            args = ['--corpus', self.corpus, '--only', 'corpus_replay'] \
+                if case == 'corpus_replay' else None
+            if args is None:
+                return True
+        else:
+            args = ['--only', case]
+        rc, out, _ = run([base] + args, TIMEOUT['sweeps'],
+                         os.path.join(self.work, 'base', 'confirm.log'))
+        return rc == 0 and first_failure(out) is None
+
+    def litmus(self, m, d):
+        """'killed', 'not-sometimes' or 'no-herd7'."""
+        path = os.path.join(LITMUS, m['litmus'])
+        if not os.path.exists(path):
+            raise ListError('mutant %s: no litmus file %s' % (m['name'], m['litmus']))
+        rc, out, _ = run(['bash', os.path.join(LITMUS, 'run.sh'), path],
+                         TIMEOUT['litmus'], os.path.join(d, 'litmus.log'))
+        if '1..0 # SKIP' in out:
+            return 'no-herd7'
+        if rc == 0 and re.search(r'^ok 1 .*Sometimes', out, re.M):
+            return 'killed'
+        return 'not-sometimes'
+
+    def test(self, prog, phases, d):
+        """(verdict, why, seconds)."""
+        total = 0.0
+        for phase in phases:
+            log = os.path.join(d, phase + '.log')
+            rc, out, secs = run([prog] + self.phase_args(prog, phase),
+                                TIMEOUT[phase], log)
+            total += secs
+            self.last_case = None
+            if rc is None:
+                return 'killed', 'timeout (%s phase, %d s)' % (phase, TIMEOUT[phase]), total
+            failed = first_failure(out)
+            self.last_case = failed
+            if failed:
+                return 'killed', '%s (%s)' % (failed, phase), total
+            if rc != 0:
+                return 'killed', 'crash, exit %d (%s phase, see %s)' % (rc, phase, log), total
+            if not re.search(r'^\d+ passed, 0 failed', out, re.M):
+                return 'killed', 'no summary (%s phase, see %s)' % (phase, log), total
+        return 'survived', '', total
+
+
+def main():
+    args = sys.argv[1:]
+    subset = '--subset' in args
+    check = '--check' in args
+    only = None
+    if '--only' in args:
+        only = args[args.index('--only') + 1].split(',')
+    try:
+        muts = parse(LIST)
+        with open(os.environ.get('MUT_SRC', os.path.join(
+                HARNESS, '../../../kernel/trace/ring_buffer.c'))) as f:
+            real = f.read()
+        texts = {m['name']: apply(real, m) for m in muts}
+    except ListError as e:
+        print('KTAP version 1\n1..1\nnot ok 1 mutants # %s\n0 passed, 1 failed' % e)
+        return 1
+    if check:
+        print('# %d mutants, every pattern matches once' % len(muts))
+        return 0
+    sel = [m for m in muts if (not subset or m.get('subset')) and
+           (not only or m['name'] in only)]
+    if only and len(sel) != len(only):
+        print('# --only names a mutant not in the list')
+        return 1
+    phases = ['fast', 'sweeps', 'stress']
+    work = os.environ['MUT_WORK']
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    r = Runner(work)
+    t0 = time.time()
+    print('KTAP version 1')
+    print('# %s: %d of %d mutants of %s' % ('quick subset, under 10 minutes (make mutants-all runs every one)'
+                                           if subset else 'every mutant', len(sel),
+                                           len(muts), os.environ.get('MUT_SRC')))
+    print('1..%d' % len(sel))
+    sys.stdout.flush()
+    base = r.build(real, 'base')
+    if not base:
+        print('not ok 1 mutants # the unmutated file does not build\n0 passed, 1 failed')
+        return 1
+    equiv = equivalents()
+    st = {'nr': 0, 'killed': 0, 'survived': 0, 'errors': 0, 'passed': 0,
+          'failed': 0, 'skipped': 0}
+    survivors = []
+
+    def report(m, verdict, why, secs, note=''):
+        st['nr'] += 1
+        desc = 'mutant %s [%s, %s]' % (m['name'], m['kind'], m['area'])
+        if verdict == 'killed':
+            st['killed'] += 1
+            st['passed'] += 1
+            print('ok %d %s # killed by %s (%.0f s)' % (st['nr'], desc, why, secs))
+        elif verdict == 'error':
+            st['errors'] += 1
+            st['failed'] += 1
+            print('not ok %d %s # ERROR in the list: %s' % (st['nr'], desc, why))
+        elif m['name'] in equiv:
+            st['survived'] += 1
+            st['skipped'] += 1
+            survivors.append(m['name'])
+            print('ok %d %s # SKIP survived%s: equivalent, see README.md (%.0f s)' %
+                  (st['nr'], desc, note, secs))
+        else:
+            st['survived'] += 1
+            st['failed'] += 1
+            survivors.append(m['name'])
+            print('not ok %d %s # survived%s, not triaged in README.md (%.0f s)' %
+                  (st['nr'], desc, note, secs))
+        sys.stdout.flush()
+
+    # Ordering mutants first against their litmus test: seconds each.
+    live, secs, notes, progs = [], {}, {}, {}
+    for m in sel:
+        secs[m['name']] = 0.0
+        notes[m['name']] = ''
+        if 'litmus' not in m:
+            live.append(m)
+            continue
+        t1 = time.time()
+        os.makedirs(os.path.join(work, m['name']), exist_ok=True)
+        try:
+            lv = r.litmus(m, os.path.join(work, m['name']))
+        except ListError as e:
+            report(m, 'error', str(e), 0)
+            continue
+        secs[m['name']] += time.time() - t1
+        if lv == 'killed':
+            report(m, 'killed', 'litmus %s: Sometimes' % m['litmus'], secs[m['name']])
+            continue
+        notes[m['name']] = (', litmus not run: no herd7' if lv == 'no-herd7' else
+                            ', litmus %s not Sometimes' % m['litmus'])
+        live.append(m)
+    # Then phase by phase, cheapest first, over every mutant still alive;
+    # before each phase, the unmutated file must pass it.
+    for phase in phases:
+        if not live:
+            break
+        verdict, why, bsecs = r.test(base, [phase], os.path.join(work, 'base'))
+        print('# unmutated file, %s phase: %s (%.0f s)' %
+              (phase, 'passes' if verdict == 'survived' else 'FAILS, ' + why, bsecs))
+        if verdict != 'survived':
+            print('not ok %d mutants # the unmutated file fails: %s' % (st['nr'] + 1, why))
+            print('0 passed, 1 failed')
+            return 1
+        still = []
+        for m in live:
+            t1 = time.time()
+            d = os.path.join(work, m['name'])
+            if m['name'] not in progs:
+                progs[m['name']] = r.build(texts[m['name']], m['name'])
+                if not progs[m['name']]:
+                    report(m, 'error', 'does not compile (see %s/build.log)' % d, 0)
+                    continue
+            verdict, why, _ = r.test(progs[m['name']], [phase], d)
+            failed_case = r.last_case
+            if verdict == 'killed' and failed_case and not r.base_passes(base, failed_case):
+                # The case fails on the unmutated file too (a timing
+                # margin under load): no kill; the mutant goes on.
+                notes[m['name']] += ', %s failed on the unmutated file too' % failed_case
+                verdict = 'survived'
+            secs[m['name']] += time.time() - t1
+            if verdict == 'killed':
+                report(m, 'killed', why, secs[m['name']])
+            else:
+                still.append(m)
+        live = still
+    for m in live:
+        report(m, 'survived', '', secs[m['name']], notes[m['name']])
+    killed, survived, errors = st['killed'], st['survived'], st['errors']
+    passed, failed, skipped = st['passed'], st['failed'], st['skipped']
+    n = killed + survived
+    score = killed / n if n else 0.0
+    print('# score: %d of %d killed (%.1f%%), %d survived, %d errors, %.0f s' %
+          (killed, n, 100 * score, survived, errors, time.time() - t0))
+    if survivors:
+        print('# survivors: %s' % ' '.join(survivors))
+    ok = score >= TARGET
+    if not ok:
+        print('# score below %.0f%%' % (100 * TARGET))
+        failed += 1
+    if skipped:
+        print('%d passed, %d failed, %d skipped' % (passed, failed, skipped))
+    else:
+        print('%d passed, %d failed' % (passed, failed))
+    return 0 if failed == 0 else 1
+
+
+if __name__ == '__main__':
+    sys.exit(main())
