@@ -18,6 +18,9 @@
 #                       and, under QEMU (ratios only), the kernel's
 #                       ring_buffer_benchmark and the function tracer's overhead
 #   make kernel         build the kernel only
+#   make tracecmd-loop  the guest check tracecmd_record TRACECMD_LOOP times
+#                       (default 50) in one boot on each of ARCHES (default
+#                       "x86_64 i386"); counts failures, keeps their evidence
 #   make cross          our patch built W=1 up to vmlinux for arm and riscv64,
 #                       no warning in our files (also part of make test)
 #   make deps           (as root) install every Debian package make test and
@@ -42,6 +45,9 @@
 #                       with no herd7 at all the litmus stage is SKIPPED
 #   VERBOSE=1           show every line of the kernel build
 #   LOOPS=N             make bench: getppid calls per syscall run (500000)
+#   TRACECMD_LOOP=N     make tracecmd-loop: runs per boot (default 50);
+#                       TRACECMD_NOWAIT=1 without the wait for the recorders,
+#                       TRACECMD_RACE=1 the check tracecmd_race instead
 #   ICOUNT=...          make bench: -icount of the syscall boots
 #                       (default shift=2,sleep=off; ICOUNT= for none)
 #
@@ -64,14 +70,14 @@ endif
 INITRD := $(BUILD)/initramfs.cpio
 
 # Hand the knobs to the scripts.
-export STOCK QEMU_ACCEL SMP KERNEL_TREE JOBS FLAVOURS ARCHES VERBOSE TIMEOUT TIMEOUT_DEBUG STARTUP_TESTS LOOPS CROSS PERSIST HERD7
+export STOCK QEMU_ACCEL SMP KERNEL_TREE JOBS FLAVOURS ARCHES VERBOSE TIMEOUT TIMEOUT_DEBUG STARTUP_TESTS LOOPS CROSS PERSIST HERD7 TRACECMD_LOOP TRACECMD_NOWAIT TRACECMD_RACE
 
-.PHONY: help all deps deps-run patch tree kernel cross initramfs run shell test review litmus bench clean
+.PHONY: help all deps deps-run patch tree kernel cross initramfs run shell test review litmus bench tracecmd-loop clean
 
 all: help
 
 help:
-	@sed -n '3,49p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,55p' Makefile | sed 's/^# \{0,1\}//'
 
 # One install step (vm/install-deps.sh): every apt call waits for the others.
 deps:
@@ -125,6 +131,9 @@ review:
 # Builds build/obj-ours and build/obj-stock (make test's normal kernels).
 bench:
 	@bash $(VM)/bench.sh
+
+tracecmd-loop:
+	@bash $(VM)/tracecmd-loop.sh
 
 clean:
 	rm -rf $(BUILD)

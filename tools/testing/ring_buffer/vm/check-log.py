@@ -17,6 +17,12 @@ second serial port), and reports as results:
   - kernel log: one failure per WARNING/BUG/Oops/lockdep/KASAN/UBSAN/RCU stall
     report, or one pass when there is none,
   - guest: every result of the in-guest checks (when --guest is given).
+    A failed check's evidence ("# evidence NAME DATA" lines: a gzipped tar
+    in base64, see send_evidence in guest/checks.sh) is unpacked into
+    evidence/NAME/ beside the guest's KTAP, and "BOOT/" in the failure
+    lines becomes that directory.
+With --guest-only the boot's own expectations (self-test, ftrace startup
+tests) are left out: for boots that skip them (TRACECMD_LOOP).
 What the kernel config enables is expected: a test that is configured but
 printed nothing is a failure.
 
@@ -25,8 +31,12 @@ Prints a KTAP document ("# Subtest: NAME") ending with
 lines to --results, and exits 1 when anything failed.
 """
 import argparse
+import base64
+import io
+import os
 import re
 import sys
+import tarfile
 
 TS = re.compile(r'^\[\s*\d+\.\d+\]\s?')
 RESULT = re.compile(r'^(not ok|ok) (\d+)(?: (?:- )?([^#]*?))?\s*(?:#\s*(.*))?$')
@@ -64,6 +74,40 @@ def read_config(path):
         if m:
             conf[m.group(1)] = m.group(2)
     return conf
+
+
+EVIDENCE = re.compile(r'^# evidence ([A-Za-z0-9_][A-Za-z0-9_./-]*) (\S+)$')
+
+
+def unpack_evidence(lines, bootdir):
+    """Unpack every "# evidence NAME ..." block under BOOTDIR/evidence.
+
+    Returns the lines without those blocks and a list of problems.
+    """
+    rest, data, problems = [], {}, []
+    for line in lines:
+        m = EVIDENCE.match(line)
+        if not m:
+            rest.append(line)
+            continue
+        name, word = m.group(1), m.group(2)
+        if word == 'end':
+            blob = ''.join(data.pop(name, []))
+            try:
+                raw = base64.b64decode(blob)
+                with tarfile.open(fileobj=io.BytesIO(raw), mode='r:gz') as t:
+                    for member in t.getmembers():
+                        if (member.name.startswith('/') or '..' in member.name
+                                or not (member.isfile() or member.isdir())):
+                            raise ValueError('bad member %s' % member.name)
+                    t.extractall(os.path.join(bootdir, 'evidence'))
+            except (ValueError, OSError, tarfile.TarError) as e:
+                problems.append('evidence %s: %s' % (name, e))
+        else:
+            data.setdefault(name, []).append(word)
+    for name in data:
+        problems.append('evidence %s: no end line (cut off)' % name)
+    return rest, problems
 
 
 def parse_ktap(lines, subtest, summary_re, rep, prefix):
@@ -211,6 +255,7 @@ def main():
     ap.add_argument('--qemu-rc', type=int, default=0)
     ap.add_argument('--timeout', type=int, default=0)
     ap.add_argument('--results')
+    ap.add_argument('--guest-only', action='store_true')
     args = ap.parse_args()
 
     conf = read_config(args.config)
@@ -234,7 +279,7 @@ def main():
                 'QEMU stopped without the guest powering off (panic?)')
 
     # Our KTAP self-test, from the console.
-    if on('RING_BUFFER_STARTUP_TEST'):
+    if on('RING_BUFFER_STARTUP_TEST') and not args.guest_only:
         if not parse_ktap(lines, 'ring_buffer_selftest',
                           re.compile(r'^# ring_buffer_selftest: (\d+) passed, '
                                      r'(\d+) failed'), rep,
@@ -242,19 +287,25 @@ def main():
             rep.add(False, 'ring_buffer_selftest',
                     'no "# Subtest: ring_buffer_selftest" in the kernel log')
     # The stock file's own startup test, when it is there (STOCK=1).
-    if any(l.startswith('Running ring buffer tests...') for l in lines):
+    if (any(l.startswith('Running ring buffer tests...') for l in lines)
+            and not args.guest_only):
         ok = any(l.startswith('Ring buffer PASSED!') for l in lines)
         rep.add(ok, 'stock ring buffer startup test',
                 '' if ok else 'no "Ring buffer PASSED!"')
-    if on('FTRACE_STARTUP_TEST'):
+    if on('FTRACE_STARTUP_TEST') and not args.guest_only:
         check_ftrace_startup(lines, rep)
-    if on('EVENT_TRACE_STARTUP_TEST'):
+    if on('EVENT_TRACE_STARTUP_TEST') and not args.guest_only:
         check_event_startup(lines, rep, on('FUNCTION_TRACER'))
     check_kernel_log(lines, rep)
 
     # The in-guest checks, from the second serial port.
     if args.guest:
-        glines = read_lines(args.guest)
+        bootdir = os.path.dirname(os.path.abspath(args.guest))
+        glines, problems = unpack_evidence(read_lines(args.guest), bootdir)
+        glines = [l.replace('(evidence: BOOT/', '(evidence: %s/' % bootdir)
+                  for l in glines]
+        for p in problems:
+            rep.add(False, 'guest: evidence', p)
         if not parse_ktap(glines, 'guest',
                           re.compile(r'^# guest: (\d+) passed, (\d+) failed'),
                           rep, 'guest'):

@@ -467,7 +467,8 @@ check_cpu_hotplug() {
 # Checks shipped in other files (guest/tracecmd.sh, guest/ftracetest.sh,
 # packed into /lib/rb-checks.d/ by initramfs-clients.sh): each defines
 # check_NAME functions and adds NAME to EARLY_CHECKS (run before the
-# benchmark) or LATE_CHECKS (after it: they use the top-level buffer).
+# benchmark) or LATE_CHECKS (after it: they use the top-level buffer);
+# a check_NAME in neither list runs only when named (rbtest.checks=NAME).
 EARLY_CHECKS= LATE_CHECKS=
 for rb_extra in /lib/rb-checks.d/*.sh; do
 	[ -f "$rb_extra" ] && . "$rb_extra"
@@ -477,7 +478,29 @@ CHECKS="function_tracer events trace_pipe trace_pipe_raw snapshot instances
 	$EARLY_CHECKS
 	benchmark $LATE_CHECKS"
 
+# send_evidence NAME FILE...: the files (those that exist) on the KTAP
+# channel as one gzipped tar of the directory NAME, in base64, each line
+# "# evidence NAME DATA", then "# evidence NAME end".  The host
+# (check-log.py) unpacks it into BOOT/evidence/NAME/ and leaves these lines
+# out of what it prints.
+send_evidence() {
+	local se_name=$1 se_d=$TMP/evidence/$1 se_f
+	shift
+	rm -rf "$se_d"
+	mkdir -p "$se_d"
+	for se_f in "$@"; do
+		[ -e "$se_f" ] && cp "$se_f" "$se_d/"
+	done
+	tar -C $TMP/evidence -cf - "$se_name" | gzip -c | base64 |
+		sed "s|^|# evidence $se_name |" >&3
+	echo "# evidence $se_name end" >&3
+	say "evidence of $se_name: $(ls "$se_d" | tr '\n' ' ')"
+	rm -rf "$se_d"
+}
+
 # run_tests [CHECK...]: run the checks (all of CHECKS by default) as KTAP.
+# A check that fails with files named in EVIDENCE has them sent to the host
+# (send_evidence), and its failure line ends with where they are.
 # The counters have long names: the checks share the shell's variables.
 run_tests() {
 	local rt_list=${*:-$CHECKS} rt_num=0 rt_total=0 rt_pass=0 rt_fail=0 rt_c rt_t0
@@ -488,13 +511,17 @@ run_tests() {
 	ktap "1..$rt_total"
 	for rt_c in $rt_list; do
 		rt_num=$((rt_num + 1))
-		DIAG=
+		DIAG= EVIDENCE=
 		rt_t0=$(cut -d' ' -f1 /proc/uptime)
 		say "[$rt_c] start"
 		if check_$rt_c; then
 			ktap "ok $rt_num $rt_c"
 			rt_pass=$((rt_pass + 1))
 		else
+			if [ -n "$EVIDENCE" ]; then
+				send_evidence $rt_c $EVIDENCE
+				DIAG="$DIAG (evidence: BOOT/evidence/$rt_c/)"
+			fi
 			ktap "not ok $rt_num $rt_c # $DIAG"
 			rt_fail=$((rt_fail + 1))
 		fi
