@@ -147,6 +147,21 @@ for a in ${ARCHES:-x86_64 arm64 i386}; do
 	esac
 done
 
+# harness_ktap TITLE TARGET NAME: make -C tools/testing/ring_buffer TARGET
+# as one stage, its output in $out/TARGET.log, one result per KTAP line
+# under NAME.
+harness_ktap() {
+	local log=$out/$2.log
+
+	stage_start "$1 (make -C tools/testing/ring_buffer $2)"
+	if make -s -C "$REPO/tools/testing/ring_buffer" "$2" > "$log" 2>&1; then
+		stage_end
+	else
+		stage_end FAILED
+	fi
+	record_ktap "$log" "$3"
+}
+
 # --- 1. user-space stages, in the background ---------------------------------------
 # The harness, the Spin model and the litmus tests need no kernel: they run
 # niced next to the kernel pipeline below, whose boots keep only one of the
@@ -181,14 +196,7 @@ userspace_stages() {
 	# one per mutant.  It models our protocol: STOCK=1 has nothing to check against it.
 	if [ "$kind" = ours ] && [ -f "$REPO/tools/testing/ring_buffer/model/check.sh" ]; then
 		for target in model-drift model model-mutants; do
-			stage_start "Spin model (make -C tools/testing/ring_buffer $target)"
-			log=$out/$target.log
-			if make -s -C "$REPO/tools/testing/ring_buffer" "$target" > "$log" 2>&1; then
-				stage_end
-			else
-				stage_end FAILED
-			fi
-			record_ktap "$log" "Spin $target"
+			harness_ktap "Spin model" "$target" "Spin $target"
 		done
 	fi
 
@@ -201,27 +209,13 @@ userspace_stages() {
 			HERDTOOLS=$(cd "$(dirname "$HERDTOOLS")" && pwd)/$(basename "$HERDTOOLS")
 			export HERDTOOLS
 		fi
-		stage_start "litmus tests (make -C tools/testing/ring_buffer litmus)"
-		log=$out/litmus.log
-		if make -s -C "$REPO/tools/testing/ring_buffer" litmus > "$log" 2>&1; then
-			stage_end
-		else
-			stage_end FAILED
-		fi
-		record_ktap "$log" "litmus"
+		harness_ktap "litmus tests" litmus litmus
 	fi
 
 	# --- 1d. mutation testing: the quick subset, one result per mutant --------------
 	# Mutants of our ring_buffer.c: STOCK=1 has nothing to mutate.
 	if [ "$kind" = ours ] && [ -f "$REPO/tools/testing/ring_buffer/mutants/run.py" ]; then
-		stage_start "mutation testing, quick subset (make -C tools/testing/ring_buffer mutants)"
-		log=$out/mutants.log
-		if make -s -C "$REPO/tools/testing/ring_buffer" mutants > "$log" 2>&1; then
-			stage_end
-		else
-			stage_end FAILED
-		fi
-		record_ktap "$log" "mutants"
+		harness_ktap "mutation testing, quick subset" mutants mutants
 	fi
 }
 
