@@ -176,22 +176,41 @@ if [ $locked = 0 ]; then
 fi
 
 # apt_get ARG...: apt-get, run again while another apt holds a lock that
-# DPkg::Lock::Timeout does not wait for (lists, archives).  Its messages
-# go to our stderr unchanged.
+# DPkg::Lock::Timeout does not wait for (lists, archives), and up to
+# APT_TRIES times, 30 s apart, when the archive answered with what a mirror
+# in the middle of a sync gives ("File has unexpected size", "Hash Sum
+# mismatch") or not at all.  Its messages go to our stderr unchanged.
+APT_TRIES=${RB_APT_TRIES:-4}
+APT_TRANSIENT='Mirror sync in progress|File has unexpected size|Hash Sum mismatch|Temporary failure resolving|Connection timed out|Failed to fetch'
 apt_get() {
-	local t0 err rc
+	local t0 err rc try=1
 	t0=$(date +%s)
 	err=$(mktemp)
 	while :; do
 		rc=0
 		DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=$APT_WAIT \
-			-q "$@" 2> "$err" || rc=$?
+			-o Acquire::Retries=3 -q "$@" 2> "$err" || rc=$?
 		cat "$err" >&2
 		if [ $rc -ne 0 ] && grep -q 'Could not get lock' "$err" &&
 			[ $(($(date +%s) - t0)) -lt $APT_WAIT ]; then
 			msg "another apt holds a lock: apt-get $* again in 5 s"
 			sleep 5
 			continue
+		fi
+		if [ $rc -ne 0 ] && [ $try -lt "$APT_TRIES" ] &&
+			grep -Eq "$APT_TRANSIENT" "$err"; then
+			msg "the archive failed (try $try of $APT_TRIES): apt-get $* again in 30 s"
+			try=$((try + 1))
+			sleep 30
+			continue
+		fi
+		# Lists that still fail after the tries are left as they were
+		# (apt says which); a package they would have listed fails the
+		# install below with apt's own message.
+		if [ $rc -ne 0 ] && [ "$1" = update ] &&
+			grep -q 'Some index files failed to download' "$err"; then
+			msg "apt-get update: some lists failed $APT_TRIES times (above); going on with what apt has"
+			rc=0
 		fi
 		rm -f "$err"
 		return $rc
