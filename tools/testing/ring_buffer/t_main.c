@@ -7,11 +7,69 @@
 #include "rb_test.h"
 
 #include <dirent.h>
+#include <pthread.h>
 #include <signal.h>
 #include <time.h>
 
 /* The case running now, for the watchdog's message. */
 static const char *t_cur_case = "";
+
+/*
+ * The watchdog: a case fails when it has used more than its limit of CPU
+ * time (a livelock spins), or three times that in wall time (a deadlock
+ * sleeps).  CPU time, not wall time, because make test runs the harness
+ * niced beside kernel builds, where a sweep may get a tenth of a core.
+ * A thread of its own checks every 10 s, so that no signal reaches the
+ * cases.  Its state is read and written with atomics (TSan runs it too).
+ */
+static long t_limit, t_cpu0, t_wall0, t_gen;
+static const char *t_wd_case = "";
+
+static long t_now(clockid_t clk)
+{
+	struct timespec now;
+
+	clock_gettime(clk, &now);
+	return now.tv_sec;
+}
+
+static void *t_watchdog(void *arg)
+{
+	static const char msg[] = "# watchdog: no result within the case's time limit\nnot ok - timeout: ";
+	(void)arg;
+	for (;;) {
+		long gen, limit;
+		const char *name;
+
+		sleep(10);
+		gen = __atomic_load_n(&t_gen, __ATOMIC_ACQUIRE);
+		limit = __atomic_load_n(&t_limit, __ATOMIC_RELAXED);
+		if (!limit ||
+		    (t_now(CLOCK_PROCESS_CPUTIME_ID) - __atomic_load_n(&t_cpu0, __ATOMIC_RELAXED) <= limit &&
+		     t_now(CLOCK_MONOTONIC) - __atomic_load_n(&t_wall0, __ATOMIC_RELAXED) <= 3 * limit))
+			continue;
+		name = __atomic_load_n(&t_wd_case, __ATOMIC_RELAXED);
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (gen != __atomic_load_n(&t_gen, __ATOMIC_RELAXED))
+			continue;	/* the next case started meanwhile */
+		write(1, msg, sizeof(msg) - 1);
+		write(1, name, strlen(name));
+		write(1, "\n", 1);
+		_exit(2);
+	}
+	return NULL;
+}
+
+/* Start the watchdog's count for the case that runs next: @limit s of CPU. */
+static void t_arm(const char *name, long limit)
+{
+	t_cur_case = name;
+	__atomic_store_n(&t_wd_case, name, __ATOMIC_RELAXED);
+	__atomic_store_n(&t_cpu0, t_now(CLOCK_PROCESS_CPUTIME_ID), __ATOMIC_RELAXED);
+	__atomic_store_n(&t_wall0, t_now(CLOCK_MONOTONIC), __ATOMIC_RELAXED);
+	__atomic_store_n(&t_limit, limit, __ATOMIC_RELAXED);
+	__atomic_store_n(&t_gen, t_gen + 1, __ATOMIC_RELEASE);
+}
 
 static int t_run_case(int nr, const struct rb_case *c)
 {
@@ -25,8 +83,7 @@ static int t_run_case(int nr, const struct rb_case *c)
 	 * busy machine (make test runs the harness niced, next to kernel
 	 * builds) may take as long as its cases need.
 	 */
-	t_cur_case = c->name;
-	alarm(rb_opt_tsan ? 1500 : 1200);
+	t_arm(c->name, rb_opt_tsan ? 1500 : 1200);
 	sim_bind(0);
 	t_skip_reason = NULL;
 	ret = c->fn();
@@ -94,15 +151,6 @@ static int t_replay_corpus(const char *dir, int *count)
 	return bad;
 }
 
-static void t_watchdog(int sig)
-{
-	static const char msg[] = "# watchdog: no result within the case's time limit\nnot ok - timeout: ";
-	(void)sig;
-	write(1, msg, sizeof(msg) - 1);
-	write(1, t_cur_case, strlen(t_cur_case));
-	write(1, "\n", 1);
-	_exit(2);
-}
 
 /* Is @name one of the comma-separated name prefixes in @skip? */
 static int t_skipped(const char *skip, const char *name)
@@ -159,7 +207,21 @@ int main(int argc, char **argv)
 			printf("%s\n", rb_stress_cases[i].name);
 		return 0;
 	}
-	signal(SIGALRM, t_watchdog);
+	{
+		sigset_t all, old;
+		pthread_t wd;
+		int err;
+
+		/* No signal of the simulated CPUs may land in the watchdog. */
+		sigfillset(&all);
+		pthread_sigmask(SIG_SETMASK, &all, &old);
+		err = pthread_create(&wd, NULL, t_watchdog, NULL);
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		if (err) {
+			printf("Bail out! no watchdog thread\n");
+			return 1;
+		}
+	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	sim_init(4);
 
@@ -208,8 +270,7 @@ int main(int argc, char **argv)
 	RUN_GROUP(rb_model_cases, rb_nr_model_cases)
 	if (corpus) {
 		nr++;
-		t_cur_case = "corpus_replay";
-		alarm(1200);
+		t_arm("corpus_replay", 1200);
 		corpus_bad = t_replay_corpus(corpus, &nr_corpus);
 		printf("# corpus: %d inputs replayed\n", nr_corpus);
 		/* an unreadable or empty corpus would pass by testing nothing */
