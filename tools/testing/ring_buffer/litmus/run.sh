@@ -52,7 +52,6 @@ HERD_DIR=${HERD_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/herdtools7}
 PRISTINE=${KERNEL_TREE:-$BUILD/linux-6.12-pristine}
 TARBALL=${TARBALL:-/usr/src/linux-source-6.12.tar.xz}
 DOC=$REPO/Documentation/trace/ring-buffer.txt
-OCAML_PKGS=(ocaml-nox ocaml-dune menhir libmenhir-ocaml-dev libzarith-ocaml-dev ocaml-findlib)
 # One herd7 run: the largest test takes a few seconds.
 HERD_TIMEOUT=${HERD_TIMEOUT:-600}
 
@@ -84,9 +83,10 @@ skip() {
 
 # need_pkgs PKG...: install the missing Debian packages through the
 # pipeline's one installer (one apt at a time on the machine; as another
-# user it prints the command for root).
+# user it prints the command for root).  Its output goes to stderr: the
+# callers' stdout is a result (build_herd's path, lkmm_dir's directory).
 need_pkgs() {
-	bash "$REPO/tools/testing/ring_buffer/vm/install-deps.sh" --pkgs "$@"
+	bash "$REPO/tools/testing/ring_buffer/vm/install-deps.sh" --pkgs "$@" >&2
 }
 
 # build_herd TARBALL: build herd7 from a herdtools7 source tarball once;
@@ -111,7 +111,7 @@ build_herd() {
 		echo "$dir/herd7"
 		return 0
 	fi
-	need_pkgs "${OCAML_PKGS[@]}" || return 1
+	bash "$REPO/tools/testing/ring_buffer/vm/install-deps.sh" litmus >&2 || return 1
 	rm -rf "$dir"
 	mkdir -p "$src"
 	log=$HERD_DIR/$name.log

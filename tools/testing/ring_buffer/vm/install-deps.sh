@@ -14,10 +14,10 @@
 #         review     `make review`
 #         cross      `make cross`: the arm and riscv64 compilers
 #         bench      `make bench`
-#         harness, harness32, clang, valgrind, model
+#         harness, harness32, clang, valgrind, model, litmus
 #                    the user-space harness's targets (tools/testing/
 #                    ring_buffer/Makefile: test, test32, tsan and fuzz, bench,
-#                    model)
+#                    model, litmus: herd7 from HERDTOOLS=)
 #         --pkgs PKG...         those packages (need_pkgs in lib.sh)
 #         --debs ARCH PKG...    those packages of ARCH, fetched into
 #                               build/debs/ARCH (foreign_deb_extract)
@@ -91,10 +91,13 @@ want() {
 	clang) pkgs+=(clang libclang-rt-14-dev) ;;
 	valgrind) pkgs+=(valgrind) ;;
 	model) pkgs+=(spin gcc) ;;
+	litmus) pkgs+=(ocaml-nox ocaml-dune menhir libmenhir-ocaml-dev libzarith-ocaml-dev ocaml-findlib) ;;
 	bench) want harness; want valgrind; want run ;;
 	test)
 		want harness; want harness32; want kernel
 		[ "${STOCK:-}" = 1 ] || want model
+		# herd7 is built from HERDTOOLS= (litmus/run.sh) with OCaml.
+		[ "${STOCK:-}" = 1 ] || [ -z "${HERDTOOLS:-}" ] || want litmus
 		for a in ${ARCHES:-x86_64 arm64 i386}; do
 			case $a in
 			x86_64) for f in ${FLAVOURS:-normal debug}; do
