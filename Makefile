@@ -21,8 +21,9 @@
 #   make tracecmd-loop  the guest check tracecmd_record TRACECMD_LOOP times
 #                       (default 50) in one boot on each of ARCHES (default
 #                       "x86_64 i386"); counts failures, keeps their evidence
-#   make cross          our patch built W=1 up to vmlinux for arm and riscv64,
-#                       no warning in our files (also part of make test)
+#   make cross          our patch built W=1 for arm and riscv64 (kernel/trace/,
+#                       lib/), no warning in our files, no libgcc helper the
+#                       kernel lacks (also part of make test)
 #   make deps           (as root) install every Debian package make test and
 #                       make run need, fetch the other arches' .debs; the
 #                       other targets do it themselves when run as root

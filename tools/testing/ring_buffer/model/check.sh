@@ -78,6 +78,12 @@ msg() {
 }
 
 
+# pan.c is the same from run to run while the model is: through ccache
+# (installed by the pipeline) a second run skips its compiles, most of the
+# time of the small searches.
+CC_PAN=(gcc)
+command -v ccache > /dev/null && CC_PAN=(ccache gcc)
+
 # verify DIR LIVE DEFS...: generate, compile and run pan in DIR; the
 # result ("pass", "fail TAG" or "incomplete WHY") goes to DIR/result.
 verify() {
@@ -91,10 +97,10 @@ verify() {
 		cp "$PML" model.pml
 		spin "$@" -a model.pml > spin.log 2>&1
 		if [ "$live" = 1 ]; then
-			gcc $opt -w -DNOBOUNDCHECK -DCOLLAPSE -o pan pan.c
+			"${CC_PAN[@]}" $opt -w -DNOBOUNDCHECK -DCOLLAPSE -o pan pan.c
 			./pan -a -f -m300000 -w24 -N wprog > pan.log 2>&1 || true
 		else
-			gcc $opt -w -DSAFETY -DNOBOUNDCHECK -DCOLLAPSE -o pan pan.c
+			"${CC_PAN[@]}" $opt -w -DSAFETY -DNOBOUNDCHECK -DCOLLAPSE -o pan pan.c
 			./pan -m300000 -w24 > pan.log 2>&1 || true
 		fi
 	) || { echo "incomplete spin/gcc failed" > "$dir/result"; return; }

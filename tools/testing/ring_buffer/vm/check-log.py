@@ -256,6 +256,9 @@ def main():
     ap.add_argument('--timeout', type=int, default=0)
     ap.add_argument('--results')
     ap.add_argument('--guest-only', action='store_true')
+    ap.add_argument('--no-startup', action='store_true',
+                    help='the boot skipped ftrace\'s startup tests '
+                    '(trace_event=): expect none')
     args = ap.parse_args()
 
     conf = read_config(args.config)
@@ -292,9 +295,10 @@ def main():
         ok = any(l.startswith('Ring buffer PASSED!') for l in lines)
         rep.add(ok, 'stock ring buffer startup test',
                 '' if ok else 'no "Ring buffer PASSED!"')
-    if on('FTRACE_STARTUP_TEST') and not args.guest_only:
+    startup = not args.guest_only and not args.no_startup
+    if on('FTRACE_STARTUP_TEST') and startup:
         check_ftrace_startup(lines, rep)
-    if on('EVENT_TRACE_STARTUP_TEST') and not args.guest_only:
+    if on('EVENT_TRACE_STARTUP_TEST') and startup:
         check_event_startup(lines, rep, on('FUNCTION_TRACER'))
     check_kernel_log(lines, rep)
 

@@ -90,7 +90,7 @@ want() {
 	harness32) pkgs+=(gcc-i686-linux-gnu qemu-user) ;;
 	clang) pkgs+=(clang libclang-rt-14-dev) ;;
 	valgrind) pkgs+=(valgrind) ;;
-	model) pkgs+=(spin gcc) ;;
+	model) pkgs+=(spin gcc ccache) ;;
 	litmus) pkgs+=(ocaml-nox ocaml-dune menhir libmenhir-ocaml-dev libzarith-ocaml-dev ocaml-findlib) ;;
 	bench) want harness; want valgrind; want run ;;
 	test)

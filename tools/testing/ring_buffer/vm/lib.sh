@@ -116,13 +116,20 @@ qemu_pkg() {
 #   K_FRAGS      the config fragments, in merge order (a later one wins)
 #   K_OBJ_SUFFIX the object directory is build/obj-KIND$K_OBJ_SUFFIX
 #   K_PKGS       Debian packages the build needs beyond KERNEL_BUILD_PKGS
+#   K_STARTUP    1: make test's boot runs ftrace's own startup tests (every
+#                kernel but debug: under KASAN they add minutes and test
+#                nothing of ours that the guest checks do not)
+#   K_PERSIST    1: make test runs persist.sh's two-boot checks on it (the
+#                debug kernel only: once per arch, with KASAN watching the
+#                validator of the previous boot's range)
 flavour_setup() {
 	local c=$VM_DIR/config
 	K_CROSS='' K_TARGET=bzImage K_IMAGE=arch/x86/boot/bzImage K_PKGS=()
+	K_STARTUP=1 K_PERSIST=0
 	case $1 in
 	normal) K_ARCH=x86_64 K_OBJ_SUFFIX=''
 		K_FRAGS=("$c/base.config" "$c/x86.config" "$c/persist.config") ;;
-	debug) K_ARCH=x86_64 K_OBJ_SUFFIX=-debug
+	debug) K_ARCH=x86_64 K_OBJ_SUFFIX=-debug K_STARTUP=0 K_PERSIST=1
 		K_FRAGS=("$c/base.config" "$c/x86.config" "$c/persist.config" "$c/debug.config") ;;
 	i386) K_ARCH=i386 K_OBJ_SUFFIX=-i386
 		K_FRAGS=("$c/base.config" "$c/x86.config" "$c/i386.config") ;;

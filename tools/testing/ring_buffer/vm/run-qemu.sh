@@ -35,8 +35,8 @@
 #   APPEND      extra kernel command line
 #   KASLR=1     x86_64: let the kernel randomise its address (the kernels
 #               have RANDOMIZE_BASE; every boot passes nokaslr otherwise)
-#   STARTUP_TESTS=1  run/shell/bench: keep ftrace's own startup tests (test mode
-#               always runs them)
+#   STARTUP_TESTS=1|0  ftrace's own startup tests: run them (default in
+#               test mode) or skip them (default otherwise)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -81,10 +81,13 @@ cmdline="console=$console,115200 rbtest.mode=$mode panic=-1"
 # The x86_64 kernels are built with KASLR for persist.sh's KASLR pair; every
 # other boot keeps the kernel where it is without it.
 [ "$garch" = x86_64 ] && [ "${KASLR:-0}" != 1 ] && cmdline+=" nokaslr"
-# make run/shell: an empty trace_event= makes ftrace skip its own startup
-# tests (they take a minute or more under TCG); our boot self-test and the
-# benchmark still run.  STARTUP_TESTS=1 keeps them.
-if [ "$mode" != test ] && [ "${STARTUP_TESTS:-0}" != 1 ]; then
+# An empty trace_event= makes ftrace skip its own startup tests (they take
+# a minute or more under TCG); our boot self-test and the benchmark still
+# run.  Test boots run them unless STARTUP_TESTS=0; the others only with
+# STARTUP_TESTS=1.
+startup=${STARTUP_TESTS:-0}
+[ "$mode" = test ] && startup=${STARTUP_TESTS:-1}
+if [ "$startup" != 1 ]; then
 	cmdline+=" trace_event="
 fi
 cmdline+=" ${APPEND:-}"

@@ -2,40 +2,40 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # run-tests.sh: everything `make test` runs (stage 1 niced in the
-# background, next to stages 2 to 5, since a boot keeps only one core busy;
-# PARALLEL_USER=0 runs it first, in the foreground):
+# background, in two chains, next to stages 2 to 5, since a boot keeps only
+# one core busy; PARALLEL_USER=0 runs it first, in the foreground):
 #   0. the installs: install-deps.sh test, every package any later stage
 #      needs and the other arches' .debs, before anything runs in parallel;
-#      then (as root) install-race.sh, two installs at once that must both
-#      succeed, one waiting for the other,
-#   1. the user-space harness (make -C tools/testing/ring_buffer test, then
-#      test32: the same as a 32-bit program), when
-#      tools/testing/ring_buffer/Makefile exists, then (ours only) the Spin
-#      model of the protocol (make -C tools/testing/ring_buffer model-drift:
-#      the model's citations against ring_buffer.c and the check's own test,
-#      then model and model-mutants): one result per check, per property
+#      then (as root, in the background) install-race.sh, two installs at
+#      once that must both succeed, one waiting for the other,
+#   1. the harness chain: the user-space harness (make -C
+#      tools/testing/ring_buffer test, then test32: the same as a 32-bit
+#      program), then (ours only) the quick subset of the mutation tests of
+#      ring_buffer.c (make mutants, under 10 minutes; make mutants-all runs
+#      every mutant), one result per mutant;
+#      the model chain (ours only): the litmus tests of the barrier pairs
+#      under herd7 and LKMM (make litmus; herd7 from HERD7=, HERDTOOLS= or
+#      PATH; SKIPPED, not passed, when there is no herd7), one result per
+#      test, then the Spin model of the protocol (make model-drift: the
+#      model's citations against ring_buffer.c and the check's own test,
+#      then model and model-mutants), one result per check, per property
 #      and per mutant,
-#      then (ours only) the litmus tests of the barrier pairs under herd7 and
-#      LKMM (make -C tools/testing/ring_buffer litmus; herd7 from HERD7=,
-#      HERDTOOLS= or PATH): one result per test; SKIPPED, not passed, when
-#      there is no herd7, then (ours only) the quick subset of the mutation
-#      tests of ring_buffer.c (make -C tools/testing/ring_buffer mutants,
-#      under 10 minutes; make mutants-all runs every mutant): one result
-#      per mutant,
 #   2. the patch: made, then applied to a pristine tree with git am and
 #      patch -p1 --dry-run,
 #   3. for each kernel: configure and build, boot in QEMU, then check-log.py
-#      on the console and the guest's KTAP; for the x86_64 kernels then
+#      on the console and the guest's KTAP; for the debug kernel then
 #      persist.sh, the two-boot persistent-buffer checks (PERSIST=0 leaves
 #      them out).  The kernels are those of the
 #      architectures in ARCHES (default "x86_64 arm64 i386"): for x86_64 the
 #      flavours in FLAVOURS (default "normal debug"), for arm64 and i386 one
-#      kernel each (boot-arm64, boot-i386; see flavour_setup in lib.sh).
+#      kernel each (boot-arm64, boot-i386; see flavour_setup in lib.sh, which
+#      also says which boots run ftrace's own startup tests: all but debug).
 #   4. (ours only) review.sh: checkpatch --strict, sparse and kernel-doc on
 #      our patch, one result per check; it runs after the builds (sparse
 #      needs build/obj-ours) while the last boot goes on.
-#   5. (ours only) cross-link.sh arm, riscv64: the patched tree built W=1
-#      up to vmlinux for those arches, no warning in our files.
+#   5. (ours only) cross-link.sh arm, riscv64: kernel/trace/ and the
+#      kernel's own lib/ built W=1 for those arches, no warning in our
+#      files, no libgcc helper our objects need that the kernel lacks.
 # Every stage goes on even when an earlier one failed (except that a patch
 # that does not apply stops the kernel stages: they would test something we
 # do not ship).  At the end: every result as KTAP and one line
@@ -127,15 +127,33 @@ else
 	record fail "install: the packages and .debs of make test" "install-deps.sh test failed: apt's message above"
 	stage_end FAILED
 fi
+# The race check runs in the background: everything is installed by now, so
+# no other stage calls apt, and its apt-get updates (minutes, when a list
+# of the archive keeps failing and is retried) need not hold up the builds.
+race_pid=
 if [ "$(id -u)" -ne 0 ]; then
 	msg "not root: install-race.sh (two installs at once) not run"
-elif bash "$VM_DIR/install-race.sh" | tee "$out/install-race.log"; then
-	record ok "install: two installs at once both succeed, one after the other" \
-		"$(tail -n 1 "$out/install-race.log" | sed 's/^==> //')"
 else
-	record fail "install: two installs at once both succeed, one after the other" \
-		"$(tail -n 1 "$out/install-race.log" | sed 's/^==> //')"
+	bash "$VM_DIR/install-race.sh" > "$out/install-race.log" 2>&1 &
+	race_pid=$!
+	msg "install-race.sh runs in the background: $out/install-race.log"
 fi
+# race_result: wait for install-race.sh and record its result.
+race_result() {
+	local what="install: two installs at once both succeed, one after the other"
+	local rc=0
+
+	[ -n "$race_pid" ] || return 0
+	wait "$race_pid" || rc=$?
+	echo
+	echo "==> install-race.sh ($out/install-race.log):"
+	cat "$out/install-race.log"
+	if [ $rc = 0 ]; then
+		record ok "$what" "$(tail -n 1 "$out/install-race.log" | sed 's/^==> //')"
+	else
+		record fail "$what" "$(tail -n 1 "$out/install-race.log" | sed 's/^==> //')"
+	fi
+}
 
 # The kernels to build and boot, in this order.
 boots=()
@@ -165,9 +183,12 @@ harness_ktap() {
 # --- 1. user-space stages, in the background ---------------------------------------
 # The harness, the Spin model and the litmus tests need no kernel: they run
 # niced next to the kernel pipeline below, whose boots keep only one of the
-# two cores busy (single-threaded TCG).  Their output goes to
-# userspace.log, printed whole at the end; their results come first.
-userspace_stages() {
+# two cores busy (single-threaded TCG), in two chains, so that both cores
+# work on them once the kernels are done: the harness chain (harness,
+# 32-bit harness, mutants) and the model chain (litmus, model).  Each
+# chain's output goes to its log, printed whole at the end; their results
+# come first.
+user_harness_stages() {
 	# --- 1. user-space harness ------------------------------------------------------
 	if [ -f "$REPO/tools/testing/ring_buffer/Makefile" ]; then
 		stage_start "user-space harness (make -C tools/testing/ring_buffer test)"
@@ -192,14 +213,18 @@ userspace_stages() {
 		msg "no tools/testing/ring_buffer/Makefile: no user-space harness to run"
 	fi
 
-	# --- 1b. the Spin model: citations against the code, one result per property,
-	# one per mutant.  It models our protocol: STOCK=1 has nothing to check against it.
-	if [ "$kind" = ours ] && [ -f "$REPO/tools/testing/ring_buffer/model/check.sh" ]; then
-		for target in model-drift model model-mutants; do
-			harness_ktap "Spin model" "$target" "Spin $target"
+	# --- 1d. mutation testing: the quick subset, one result per mutant --------------
+	# Mutants of our ring_buffer.c: STOCK=1 has nothing to mutate.  Its
+	# ordering mutants run herd7: wait until the model chain has built it.
+	if [ "$kind" = ours ] && [ -f "$REPO/tools/testing/ring_buffer/mutants/run.py" ]; then
+		while [ ! -e "$out/.litmus-done" ] && kill -0 "$model_chain" 2> /dev/null; do
+			sleep 5
 		done
+		harness_ktap "mutation testing, quick subset" mutants mutants
 	fi
+}
 
+user_model_stages() {
 	# --- 1c. litmus tests of the barrier pairs: one result per test ---------------------
 	# herd7 with the kernel's memory model; HERDTOOLS (from .ci/run) builds it
 	# once under ~/.cache/herdtools7/.  Ours only, like the model.
@@ -211,27 +236,37 @@ userspace_stages() {
 		fi
 		harness_ktap "litmus tests" litmus litmus
 	fi
+	touch "$out/.litmus-done"
 
-	# --- 1d. mutation testing: the quick subset, one result per mutant --------------
-	# Mutants of our ring_buffer.c: STOCK=1 has nothing to mutate.
-	if [ "$kind" = ours ] && [ -f "$REPO/tools/testing/ring_buffer/mutants/run.py" ]; then
-		harness_ktap "mutation testing, quick subset" mutants mutants
+	# --- 1b. the Spin model: citations against the code, one result per property,
+	# one per mutant.  It models our protocol: STOCK=1 has nothing to check against it.
+	if [ "$kind" = ours ] && [ -f "$REPO/tools/testing/ring_buffer/model/check.sh" ]; then
+		for target in model-drift model model-mutants; do
+			harness_ktap "Spin model" "$target" "Spin $target"
+		done
 	fi
 }
 
 # --- 2. the patch ---------------------------------------------------------------
 patch_ok=1
 bash "$VM_DIR/prepare-tree.sh"
-: > "$results.user"
+: > "$results.user1"
+: > "$results.user2"
+rm -f "$out/.litmus-done"
 if [ "${PARALLEL_USER:-1}" = 1 ]; then
 	(renice -n 10 -p "$BASHPID" > /dev/null || true
-	 results=$results.user
-	 userspace_stages) > "$out/userspace.log" 2>&1 &
-	user_pid=$!
-	msg "user-space stages run in the background: $out/userspace.log"
+	 results=$results.user2
+	 user_model_stages) > "$out/userspace-model.log" 2>&1 &
+	model_chain=$!
+	(renice -n 10 -p "$BASHPID" > /dev/null || true
+	 results=$results.user1
+	 user_harness_stages) > "$out/userspace.log" 2>&1 &
+	harness_chain=$!
+	msg "user-space stages run in the background: $out/userspace.log, $out/userspace-model.log"
 else
-	(results=$results.user; userspace_stages) 2>&1 | tee "$out/userspace.log"
-	user_pid=
+	model_chain= harness_chain=
+	(results=$results.user2; user_model_stages) 2>&1 | tee "$out/userspace-model.log"
+	(results=$results.user1; user_harness_stages) 2>&1 | tee "$out/userspace.log"
 fi
 stage_start "make the $kind patch"
 if bash "$VM_DIR/mkpatch.sh" "$kind" "$patch"; then
@@ -262,13 +297,16 @@ boot_check() {
 	debug) tmo=${TIMEOUT_DEBUG:-1200} ;;
 	*) tmo=${TIMEOUT:-900} ;;
 	esac
+	local nostartup=()
+	[ "$K_STARTUP" = 1 ] || nostartup=(--no-startup)
 	set +e
-	GUEST_ARCH=$arch TIMEOUT=$tmo bash "$VM_DIR/run-qemu.sh" test "$obj/$K_IMAGE" \
+	STARTUP_TESTS=$K_STARTUP GUEST_ARCH=$arch TIMEOUT=$tmo \
+		bash "$VM_DIR/run-qemu.sh" test "$obj/$K_IMAGE" \
 		"$(initrd_of "$arch")" "$out/$name"
 	rc=$?
 	set -e
 	stage_start "check $name"
-	if python3 "$VM_DIR/check-log.py" --name "$name" \
+	if python3 "$VM_DIR/check-log.py" --name "$name" "${nostartup[@]}" \
 		--console "$out/$name/console.log" --guest "$out/$name/guest.ktap" \
 		--config "$obj/.config" --qemu-rc "$rc" --timeout "$tmo" \
 		--results "$results.$name"; then
@@ -279,8 +317,9 @@ boot_check() {
 	# check-log.py writes its results with the boot name in front.
 	cat "$results.$name" >> "$results"
 	rm -f "$results.$name"
-	# The x86_64 kernels: the two-boot persistent-buffer checks (persist.sh).
-	if [ "$arch" = x86_64 ] && [ "${PERSIST:-1}" = 1 ]; then
+	# The two-boot persistent-buffer checks (persist.sh), once per arch
+	# that has them (x86_64: on the debug kernel, K_PERSIST).
+	if [ "$K_PERSIST" = 1 ] && [ "${PERSIST:-1}" = 1 ]; then
 		: > "$results.$name.persist"
 		PERSIST_RESULTS=$results.$name.persist PERSIST_OUT=$out/persist-$flavour \
 			INITRD=$(initrd_of "$arch") bash "$VM_DIR/persist.sh" "$flavour" || true
@@ -353,34 +392,38 @@ else
 fi
 
 # --- 5. compile-and-link checks for arm and riscv64 ---------------------------------
-# Our patch only, W=1 up to vmlinux, no warning in our files (cross-link.sh);
-# while the last boot runs, like the review.
+# Our patch only: W=1, no warning in our files, no libgcc helper missing
+# (cross-link.sh); while the last boot runs, like the review.
 if [ "${CROSS:-1}" = 0 ]; then
 	msg "CROSS=0: the arm/riscv64 link checks are left out (make cross runs them)"
 elif [ "$kind" = ours ]; then
 	for arch in arm riscv64; do
 		if [ $patch_ok = 0 ]; then
-			record fail "cross: $arch link" "not run: the patch does not apply"
+			record fail "cross: $arch W=1 compile, libgcc check" "not run: the patch does not apply"
 		elif bash "$VM_DIR/cross-link.sh" "$arch" ours; then
-			record ok "cross: $arch link"
+			record ok "cross: $arch W=1 compile, libgcc check"
 		else
-			record fail "cross: $arch link" "see build/obj-ours-cross-$arch/build.log"
+			record fail "cross: $arch W=1 compile, libgcc check" "see build/obj-ours-cross-$arch/build.log"
 		fi
 	done
 else
 	msg "STOCK=1: the arm/riscv64 link checks build our patch only; not run"
 fi
 [ -n "$boot_pid" ] && { wait "$boot_pid" || true; }
-if [ -n "$user_pid" ]; then
-	wait "$user_pid" || true
-	echo
-	echo "==> user-space stages ($out/userspace.log):"
-	cat "$out/userspace.log"
+race_result
+if [ -n "$harness_chain" ]; then
+	wait "$harness_chain" || true
+	wait "$model_chain" || true
+	for log in userspace.log userspace-model.log; do
+		echo
+		echo "==> user-space stages ($out/$log):"
+		cat "$out/$log"
+	done
 fi
 # The user-space results first, as when the stages ran in sequence.
-cat "$results.user" "$results" > "$results.all"
+cat "$results.user1" "$results.user2" "$results" > "$results.all"
 mv "$results.all" "$results"
-rm -f "$results.user"
+rm -f "$results.user1" "$results.user2" "$out/.litmus-done"
 
 # --- summary -----------------------------------------------------------------------
 npass=$(grep -c '^ok' "$results" || true)
