@@ -1747,6 +1747,206 @@ int rb_range_fuzz_one(const u8 *data, size_t len)
 	return 0;
 }
 
+/* ------------------------------------------------------------------ */
+/* every stored number at its bounds                                   */
+/* ------------------------------------------------------------------ */
+/* CPU 0's part of a T_BASIC_PAGES area, as ring_buffer.c lays it out. */
+struct t_part {
+	u64 *pm;		/* magic and cpu (u32 each), head, rd */
+	u64 *seq;		/* the sub-buffer number of each page */
+	u8 *pages;		/* page i at pages + i * PAGE_SIZE */
+	size_t n;		/* pages: the ring's sub-buffers and the spare */
+};
+
+static void t_part_of(struct t_area *a, struct t_part *p)
+{
+	size_t part = (a->size - PAGE_SIZE) / T_NCPU / PAGE_SIZE * PAGE_SIZE;
+
+	for (p->n = part / PAGE_SIZE; p->n >= 3; p->n--)
+		if (ALIGN(24 + p->n * 8, PAGE_SIZE) + p->n * PAGE_SIZE <= part)
+			break;
+	p->pm = (u64 *)(a->start + PAGE_SIZE);
+	p->seq = p->pm + 3;
+	p->pages = (u8 *)p->pm + ALIGN(24 + p->n * 8, PAGE_SIZE);
+}
+
+/* Highest and lowest sub-buffer number in use; the page of @want (-1: none). */
+static u64 t_part_last(struct t_part *p, u64 want, long *idx)
+{
+	u64 last = 0;
+
+	*idx = -1;
+	for (size_t i = 0; i < p->n; i++) {
+		if (p->seq[i] == ~0ULL)
+			continue;
+		if (p->seq[i] > last)
+			last = p->seq[i];
+		if (p->seq[i] == want)
+			*idx = i;
+	}
+	return last;
+}
+
+/* Bytes of the data event at @ev: 4 + 4 * type_len, or 4 + array[0]. */
+static unsigned int t_ev_bytes(struct ring_buffer_event *ev)
+{
+	return 4 + (ev->type_len ? 4 * ev->type_len : ev->array[0]);
+}
+
+/* A fresh area with @nev events of 16 bytes on CPU 0, stamps 1 ns apart. */
+static int t_bound_write(struct t_area *a, int nev, u32 *first_id)
+{
+	struct trace_buffer *b;
+
+	T_ASSERT(!t_area_get(a, T_BASIC_PAGES));
+	b = t_boot(a, RB_FL_OVERWRITE);
+	T_ASSERT(b);
+	sim_bind(0);
+	*first_id = t_ev_next;
+	for (int i = 0; i < nev; i++)
+		if (t_put(b, 16, 2000000 + i))
+			T_FAIL("write %d refused", i);
+	ring_buffer_free(b);
+	return 0;
+}
+
+/* Boot over @a: CPU 0 must start empty for @why, in one line. */
+static int t_bound_refused(struct t_area *a, const char *why)
+{
+	struct trace_buffer *b = t_boot(a, RB_FL_OVERWRITE);
+
+	T_ASSERT(b);
+	if (t_log_count(0, why) != 1 || t_log_count(0, T_PREV)) {
+		t_log_dump();
+		T_FAIL("cpu 0: want one \"%s\" line and nothing kept", why);
+	}
+	T_ASSERT(ring_buffer_empty_cpu(b, 0));
+	ring_buffer_free(b);
+	t_area_put(a);
+	return 0;
+}
+
+/* Boot over @a: CPU 0 keeps events @first_id.. (@nev of them), in order. */
+static int t_bound_kept(struct t_area *a, u32 first_id, int nev, const char *what)
+{
+	struct trace_buffer *b = t_boot(a, RB_FL_OVERWRITE);
+	int n;
+
+	T_ASSERT(b);
+	if (t_log_count(0, T_PREV) != 1) {
+		t_log_dump();
+		T_FAIL("%s: cpu 0 kept nothing", what);
+	}
+	n = t_drain(b, 0, t_ids, t_tss, 8192);
+	T_ASSERT(n >= 0);
+	for (int i = 0; i < nev; i++)
+		t_want[0][i] = first_id + i;
+	if (t_same(0, t_ids, t_tss, n, t_want[0], nev))
+		T_FAIL("%s: not every event came back", what);
+	ring_buffer_free(b);
+	return 0;
+}
+
+/*
+ * What the validator keeps and refuses, at each bound: a sub-buffer kept
+ * through a boot that wrote nothing (padded to its full length) is kept
+ * again; a TIME_STAMP lower than the stamp before it, a header of another
+ * layout, sub-buffer numbers one past the largest this geometry can
+ * represent, a head one sub-buffer too old and a number found twice are
+ * each refused with their reason, while numbers at that largest value
+ * are kept.  (ring_buffer.c's own layout: not for STOCK=1.)
+ */
+static int test_range_bounds(void)
+{
+#ifdef RB_STOCK
+	T_SKIP("the crafted fields are ring_buffer.c's layout, not stock's");
+#else
+	struct ring_buffer_event *ev;
+	struct t_area a;
+	struct t_part p;
+	u64 last, d, lim = ~0ULL >> (PAGE_SHIFT + 1);
+	unsigned int sz;
+	u32 id0;
+	long i, j;
+
+	/* kept, rebooted without a write (the last sub-buffer is padded to
+	 * its full length), kept again */
+	if (t_bound_write(&a, 50, &id0) || t_bound_kept(&a, id0, 50, "first boot after") ||
+	    t_bound_kept(&a, id0, 50, "second boot after"))
+		return 1;
+	t_area_put(&a);
+
+	/* the second event of the oldest sub-buffer made a TIME_STAMP 100 ns
+	 * before the first, the rest of its bytes padding */
+	if (t_bound_write(&a, 50, &id0))
+		return 1;
+	t_part_of(&a, &p);
+	t_part_last(&p, p.pm[1], &i);
+	T_ASSERT(i >= 0);
+	ev = (void *)(p.pages + i * PAGE_SIZE + T_SB_HDR);
+	ev = (void *)((u8 *)ev + t_ev_bytes(ev));
+	sz = t_ev_bytes(ev);
+	T_ASSERT(sz >= 16);
+	d = *(u64 *)(p.pages + i * PAGE_SIZE) - 100;
+	ev->type_len = RINGBUF_TYPE_TIME_STAMP;
+	ev->time_delta = d & ((1U << 27) - 1);
+	ev->array[0] = (u32)(d >> 27);
+	ev = (void *)((u8 *)ev + 8);
+	ev->type_len = RINGBUF_TYPE_PADDING;
+	ev->time_delta = 1;
+	ev->array[0] = sz - 8 - 4;
+	if (t_bound_refused(&a, "time stamps go back"))
+		return 1;
+
+	/* the header of another layout */
+	if (t_bound_write(&a, 50, &id0))
+		return 1;
+	a.start[0] ^= 0xff;
+	if (t_bound_refused(&a, "no buffer of this layout and size"))
+		return 1;
+
+	/* numbers moved up so that the last is the largest allowed, then one
+	 * more */
+	for (int past = 0; past < 2; past++) {
+		if (t_bound_write(&a, 50, &id0))
+			return 1;
+		t_part_of(&a, &p);
+		last = t_part_last(&p, 0, &i);
+		d = lim + past - last;
+		for (size_t k = 0; k < p.n; k++)
+			if (p.seq[k] != ~0ULL)
+				p.seq[k] += d;
+		p.pm[1] += d;
+		p.pm[2] += d;
+		if (past ? t_bound_refused(&a, "sub-buffer numbers out of range") :
+			   t_bound_kept(&a, id0, 50, "numbers at the bound"))
+			return 1;
+		if (!past)
+			t_area_put(&a);
+	}
+
+	/* a lapped ring, its head one sub-buffer older than the ring holds */
+	if (t_bound_write(&a, 3000, &id0))
+		return 1;
+	t_part_of(&a, &p);
+	last = t_part_last(&p, 0, &i);
+	T_ASSERT(last >= p.n);
+	p.pm[1] = p.pm[2] = last - (p.n - 1);
+	if (t_bound_refused(&a, "head out of range"))
+		return 1;
+
+	/* the page of the next to last sub-buffer numbered as the last */
+	if (t_bound_write(&a, 3000, &id0))
+		return 1;
+	t_part_of(&a, &p);
+	last = t_part_last(&p, 0, &i);
+	t_part_last(&p, last - 1, &j);
+	T_ASSERT(j >= 0);
+	p.seq[j] = last;
+	return t_bound_refused(&a, "sub-buffer found twice");
+#endif
+}
+
 const struct rb_case rb_range_cases[] = {
 	{ "range_crash_sweep", test_range_crash_sweep },	/* first: see t_main.c */
 	{ "range_basic", test_range_basic },
@@ -1764,6 +1964,7 @@ const struct rb_case rb_range_cases[] = {
 	{ "range_panic", test_range_panic },
 	{ "range_uncommitted", test_range_uncommitted },
 	{ "range_huge_numbers", test_range_huge_numbers },
+	{ "range_bounds", test_range_bounds },
 	{ "range_fuzz", test_range_fuzz },
 };
 const int rb_nr_range_cases = sizeof(rb_range_cases) / sizeof(rb_range_cases[0]);
