@@ -557,15 +557,15 @@ static bool rb_nmi_no_read(void)
 }
 
 /*
- * Reader lock for consuming reads.  An NMI only tries it (it may have
- * interrupted this CPU's reader); failing, it reads with rb_dump_look(),
- * and so do all later NMIs.  Returns whether the lock is held; for sparse
- * it is taken either way.
+ * Reader lock for consuming reads.  An NMI, or the dump of an oops, only
+ * tries it (either may have interrupted this CPU's reader); failing, it
+ * reads with rb_dump_look(), and so do all later ones.  Returns whether
+ * the lock is held; for sparse it is taken either way.
  */
 static __always_inline bool rb_lock(struct rb_cpu *cb, unsigned long *flags)
 	__acquires(&cb->reader_lock)
 {
-	if (likely(!in_nmi())) {
+	if (likely(!in_nmi() && !oops_in_progress)) {
 		raw_spin_lock_irqsave(&cb->reader_lock, *flags);
 		return true;
 	}
@@ -1630,17 +1630,30 @@ static bool rb_dump_page(struct rb_cpu *cb, struct rb_cursor *cur)
 	struct rb_subbuf *sb = rb_slot_of(cb, cur->seq);
 	u64 commit = local64_read(&cb->commit);
 	u64 cseq = rb_pseq(cb, commit);
+	unsigned long tag;
 
 	smp_rmb();	/* pairs with the smp_wmb() in rb_end_commit() */
 	if (cseq != cur->seq && !rb_seq_before(cur->seq, cseq))
 		return false;
 	cur->done = cseq != cur->seq;
+	tag = atomic_long_read(&sb->tag);
 	/* Pushed out and reused: go on at the head. */
-	if ((atomic_long_read(&sb->tag) & ~RB_TAKEN) != rb_tag(cur->seq)) {
+	if ((tag & ~RB_TAKEN) != rb_tag(cur->seq)) {
 		u64 head = atomic64_read(&cb->head);
 
 		if (rb_seq_before(cur->seq, head))
 			cur->seq = head - 1;
+		cur->len = 0;
+		cur->done = true;
+		return true;
+	}
+	/*
+	 * A taken page only while the reader is still at it (taking it, or
+	 * reading it in place): once it moved on, the page may be a
+	 * read_page() caller's, or freed.  data_race: the lock holder is
+	 * stopped or under us.
+	 */
+	if ((tag & RB_TAKEN) && data_race(cb->rd.seq) != cur->seq) {
 		cur->len = 0;
 		cur->done = true;
 		return true;
@@ -1668,8 +1681,9 @@ rb_dump_look(struct trace_buffer *buffer, struct rb_cpu *cb, u64 *ts)
 	struct rb_cursor *cur = &cb->dump;
 	struct ring_buffer_event *ev;
 	unsigned long n;
+	int was = atomic_fetch_or(RB_DUMPED, &cb->record_disabled);
 
-	if (!(atomic_fetch_or(RB_DUMPED, &cb->record_disabled) & RB_DUMPED)) {
+	if (!(was & RB_DUMPED)) {
 		/* data_race: the lock holder may be moving the reader. */
 		rb_cur_start(cur, data_race(cb->rd.seq));
 		/* data_race: a torn start is bounded by rb_dump_page(). */
@@ -1678,6 +1692,13 @@ rb_dump_look(struct trace_buffer *buffer, struct rb_cpu *cb, u64 *ts)
 			cur->ts = data_race(cb->rd.ts); /* as rd.own */
 		}
 	}
+	/*
+	 * A resize, order change or reset under way (RB_HELD, added before
+	 * the synchronize_rcu() that precedes its first store) has the ring
+	 * half rebuilt: nothing of it can be read.
+	 */
+	if (was & (RB_RECORD_OFF - RB_HELD))
+		return NULL;
 	/* Each sub-buffer of the ring once at most. */
 	for (n = 0; n <= cb->nr; n++) {
 		if (!rb_dump_page(cb, cur))

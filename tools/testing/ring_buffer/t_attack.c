@@ -5,6 +5,9 @@
  * asserts what the claim promises.  A case that fails on the current file
  * documents a defect; see the comment above each.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
 #include "rb_test.h"
 
 #define A_NCPU 4		/* sim_init(4): nr_cpu_ids */
@@ -482,6 +485,674 @@ static int attack_nmi_dump_in_take(void)
 #endif
 }
 
+/* ------------------------------------------------------------------ */
+/* NMI dump while a control path holds the reader lock                 */
+/* ------------------------------------------------------------------ */
+#include <signal.h>
+#include <time.h>
+#include <sys/wait.h>
+#include <ucontext.h>
+
+#define A_TF 0x100UL
+
+static struct trace_buffer *a_ls_buf;
+static raw_spinlock_t *a_ls_lock;
+static volatile int a_ls_on;
+static long a_ls_points, a_ls_first_bad;
+static int a_ls_status;
+static unsigned long a_ls_reads;
+static int a_ls_no_touch;	/* do not read payloads: only the ring buffer reads */
+
+/* ftrace_dump(DUMP_ALL) from an NMI: drain every CPU's ring. */
+static void a_ls_dump(void)
+{
+	sim_ctx.pc += NMI_OFFSET + HARDIRQ_OFFSET;
+	for (int cpu = 0; cpu < A_NCPU; cpu++) {
+		int turns = 0;
+
+		while (!ring_buffer_empty_cpu(a_ls_buf, cpu) && turns++ < 2000) {
+			struct ring_buffer_event *e = ring_buffer_consume(a_ls_buf, cpu, NULL, NULL);
+
+			if (e && !a_ls_no_touch) {
+				/* what ftrace_dump() would print: touch the payload */
+				volatile u8 sum = 0;
+				unsigned int len = ring_buffer_event_length(e);
+				u8 *d = ring_buffer_event_data(e);
+
+				for (unsigned int i = 0; i < len && i < 4096; i++)
+					sum += d[i];
+				a_ls_reads++;
+			}
+		}
+	}
+	sim_ctx.pc -= NMI_OFFSET + HARDIRQ_OFFSET;
+}
+
+/*
+ * Single-step the calling thread; at each instruction where it holds
+ * a_ls_lock (the reader lock of the ring under test), fork: the child
+ * takes an NMI there that dumps every ring and exits 0 if nothing went
+ * wrong.  The first failing child stops the sweep (one report).
+ */
+static void a_ls_trap(int sig, siginfo_t *si, void *ucp)
+{
+	ucontext_t *uc = ucp;
+	pid_t pid;
+	int st;
+
+	(void)sig;
+	(void)si;
+	if (!a_ls_on || !sim_held_raw(a_ls_lock))
+		return;
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		a_ls_on = 0;
+#ifdef __x86_64__
+		uc->uc_mcontext.gregs[REG_EFL] &= ~A_TF;
+#endif
+		a_ls_dump();
+		fflush(NULL);
+		_exit(sim_warnings() ? 3 : 0);
+	}
+	if (pid < 0 || waitpid(pid, &st, 0) != pid)
+		st = -1;
+	a_ls_points++;
+	if (st != 0 && !a_ls_first_bad) {
+		a_ls_first_bad = a_ls_points;
+		a_ls_status = st;
+		a_ls_on = 0;	/* one report is enough */
+	}
+}
+
+static int a_lock_sweep(struct trace_buffer *b, int cpu, int (*op)(struct trace_buffer *),
+			const char *what)
+{
+	struct sigaction sa, old;
+	int ret;
+
+#ifndef __x86_64__
+	T_SKIP("single-stepping needs x86-64");
+#endif
+#ifdef RB_CFG_WEAK
+	T_SKIP("NMIs read nothing where 64-bit atomics are not NMI-safe");
+#endif
+	a_ls_buf = b;
+	a_ls_lock = t_reader_lock(b, cpu);
+	a_ls_points = a_ls_first_bad = 0;
+	a_ls_status = 0;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = a_ls_trap;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTRAP, &sa, &old);
+	fflush(NULL);
+	a_ls_on = 1;
+#ifdef __x86_64__
+	__asm__ volatile("pushfq; orq %0, (%%rsp); popfq" : : "i"(A_TF) : "memory", "cc");
+#endif
+	ret = op(b);
+#ifdef __x86_64__
+	__asm__ volatile("pushfq; andq %0, (%%rsp); popfq" : : "i"(~A_TF) : "memory", "cc");
+#endif
+	a_ls_on = 0;
+	sigaction(SIGTRAP, &old, NULL);
+	printf("# %s: returned %d, %ld NMI points with the reader lock held\n", what, ret,
+	       a_ls_points);
+	if (a_ls_first_bad)
+		T_FAIL("NMI dump at point %ld of %s under the reader lock: wait status %#x%s%s",
+		       a_ls_first_bad, what, a_ls_status,
+		       WIFSIGNALED(a_ls_status) ? ", signal " : "",
+		       WIFSIGNALED(a_ls_status) ? strsignal(WTERMSIG(a_ls_status)) : "");
+	T_ASSERT(a_ls_points > 0);
+	return 0;
+}
+
+static struct trace_buffer *a_ls_setup(unsigned long size)
+{
+	struct trace_buffer *b = a_alloc(size, RB_FL_OVERWRITE);
+
+	if (!b)
+		return NULL;
+	for (int cpu = 0; cpu < 2; cpu++)
+		for (u32 i = 0; i < 120; i++)
+			if (a_write(b, cpu, 100, i))
+				return NULL;
+	return b;
+}
+
+static int a_op_shrink(struct trace_buffer *b) { return ring_buffer_resize(b, 3 * PAGE_SIZE, 0); }
+static int a_op_grow(struct trace_buffer *b) { return ring_buffer_resize(b, 16 * PAGE_SIZE, 0); }
+static int a_op_order1(struct trace_buffer *b) { return ring_buffer_subbuf_order_set(b, 1); }
+static int a_op_order0(struct trace_buffer *b) { return ring_buffer_subbuf_order_set(b, 0); }
+static int a_op_reset(struct trace_buffer *b) { ring_buffer_reset_cpu(b, 0); return 0; }
+
+/*
+ * Claim 1: an NMI dump while the interrupted context holds the reader
+ * lock of CPU 0's ring inside ring_buffer_resize() (rb_rebuild(), which
+ * moves slots into a new array, sets the old slots' page to NULL, then
+ * installs the array and nr in two stores).  The dump reads the ring in
+ * place without the lock.
+ */
+static int attack_nmi_dump_in_resize_shrink(void)
+{
+	struct trace_buffer *b = a_ls_setup(8 * PAGE_SIZE);
+	int ret;
+
+	T_ASSERT(b);
+	ret = a_lock_sweep(b, 0, a_op_shrink, "ring_buffer_resize() 8 -> 3 pages");
+	ring_buffer_free(b);
+	return ret;
+}
+
+static int attack_nmi_dump_in_resize_grow(void)
+{
+	struct trace_buffer *b = a_ls_setup(8 * PAGE_SIZE);
+	int ret;
+
+	T_ASSERT(b);
+	ret = a_lock_sweep(b, 0, a_op_grow, "ring_buffer_resize() 8 -> 16 pages");
+	ring_buffer_free(b);
+	return ret;
+}
+
+/* The same inside ring_buffer_subbuf_order_set() (rb_reorder_cpu()). */
+static int attack_nmi_dump_in_order_up(void)
+{
+	struct trace_buffer *b = a_ls_setup(8 * PAGE_SIZE);
+	int ret;
+
+	T_ASSERT(b);
+	ret = a_lock_sweep(b, 0, a_op_order1, "ring_buffer_subbuf_order_set(1)");
+	ring_buffer_free(b);
+	return ret;
+}
+
+static int attack_nmi_dump_in_order_down(void)
+{
+	struct trace_buffer *b = a_alloc(8 * PAGE_SIZE, RB_FL_OVERWRITE);
+	int ret;
+
+	T_ASSERT(b);
+	T_EQ(ring_buffer_subbuf_order_set(b, 1), 0);
+	for (int cpu = 0; cpu < 2; cpu++)
+		for (u32 i = 0; i < 120; i++)
+			T_EQ(a_write(b, cpu, 100, i), 0);
+	ret = a_lock_sweep(b, 0, a_op_order0, "ring_buffer_subbuf_order_set(0)");
+	ring_buffer_free(b);
+	return ret;
+}
+
+/*
+ * The same with the consuming reader of CPU 0 on sub-buffer 5 or later,
+ * so that its slot index (seq % nr) lies past the end of a smaller ring.
+ */
+static int attack_nmi_dump_in_order_up_reader_ahead(void)
+{
+	struct trace_buffer *b = a_alloc(8 * PAGE_SIZE, RB_FL_OVERWRITE);
+	int ret;
+
+	T_ASSERT(b);
+	for (u32 i = 0; i < 260; i++)
+		T_EQ(a_write(b, 0, 100, i), 0);
+	for (int i = 0; i < 200; i++)
+		T_ASSERT(ring_buffer_consume(b, 0, NULL, NULL));
+	ret = a_lock_sweep(b, 0, a_op_order1, "ring_buffer_subbuf_order_set(1), reader ahead");
+	ring_buffer_free(b);
+	return ret;
+}
+
+static struct buffer_data_read_page *a_ls_rpage;
+
+static int a_op_read_page(struct trace_buffer *b)
+{
+	return ring_buffer_read_page(b, a_ls_rpage, PAGE_SIZE, 0, 0);
+}
+
+/* The same inside ring_buffer_read_page() handing over a whole page. */
+static int attack_nmi_dump_in_read_page(void)
+{
+	struct trace_buffer *b = a_ls_setup(8 * PAGE_SIZE);
+	int ret;
+
+	T_ASSERT(b);
+	a_ls_rpage = NULL;
+	T_EQ(ring_buffer_alloc_read_page(b, 0, &a_ls_rpage), 0);
+	ret = a_lock_sweep(b, 0, a_op_read_page, "ring_buffer_read_page() of a whole page");
+	ring_buffer_free_read_page(b, 0, a_ls_rpage);
+	ring_buffer_free(b);
+	return ret;
+}
+
+static struct t_map a_ls_map;
+
+static int a_op_get_reader(struct trace_buffer *b)
+{
+	return ring_buffer_map_get_reader(b, 0);
+}
+
+/* The same inside ring_buffer_map_get_reader() of a mapped ring. */
+static int attack_nmi_dump_in_get_reader(void)
+{
+	struct trace_buffer *b = a_alloc(8 * PAGE_SIZE, RB_FL_OVERWRITE);
+	int ret;
+
+	T_ASSERT(b);
+	T_EQ(t_map(&a_ls_map, b, 0), 0);
+	for (u32 i = 0; i < 120; i++)
+		T_EQ(a_write(b, 0, 100, i), 0);
+	ret = a_lock_sweep(b, 0, a_op_get_reader, "ring_buffer_map_get_reader()");
+	t_unmap(&a_ls_map);
+	ring_buffer_free(b);
+	return ret;
+}
+
+static int a_op_iter(struct trace_buffer *b)
+{
+	struct ring_buffer_iter *it = ring_buffer_read_start(b, 0, GFP_KERNEL);
+	int n = 0;
+
+	while (it && ring_buffer_iter_peek(it, NULL) && n < 200) {
+		ring_buffer_iter_advance(it);
+		n++;
+	}
+	ring_buffer_read_finish(it);
+	return n;
+}
+
+/* The same inside an iterator's start and refills. */
+static int attack_nmi_dump_in_iter(void)
+{
+	struct trace_buffer *b = a_ls_setup(8 * PAGE_SIZE);
+	int ret;
+
+	T_ASSERT(b);
+	T_ASSERT(ring_buffer_consume(b, 0, NULL, NULL));
+	ret = a_lock_sweep(b, 0, a_op_iter, "an iterator over CPU 0");
+	ring_buffer_free(b);
+	return ret;
+}
+
+/*
+ * An NMI dump (ftrace_dump() on an oops in NMI, other CPUs running) of
+ * CPU 1's ring while a reader on another CPU holds that ring's reader
+ * lock and goes on.  The dump peeks: its cursor points at sub-buffer 0's
+ * page in place.  The other reader then takes that sub-buffer with
+ * ring_buffer_read_page(), which hands the page to its caller whole, and
+ * frees it (ring_buffer_free_read_page(), as splice does once the pipe
+ * buffer is released).  The dump goes on (RB_DUMPED: it does not try the
+ * lock again) and decodes the freed page: slot 0 still says "sub-buffer
+ * 0, taken", and its page pointer is the page given away.
+ * The holder's steps are run by this thread between the dump's calls.
+ */
+static int attack_nmi_dump_vs_running_reader(void)
+{
+	struct trace_buffer *b = a_alloc(8 * PAGE_SIZE, RB_FL_OVERWRITE);
+	struct buffer_data_read_page *rp = NULL;
+	raw_spinlock_t *lk;
+	unsigned long flags;
+	struct ring_buffer_event *e;
+	int n = 0;
+
+#ifdef RB_CFG_WEAK
+	T_SKIP("NMIs read nothing where 64-bit atomics are not NMI-safe");
+#endif
+	T_ASSERT(b);
+	for (u32 i = 0; i < 100; i++)
+		T_EQ(a_write(b, 1, 100, i), 0);
+	T_EQ(ring_buffer_alloc_read_page(b, 1, &rp), 0);
+	lk = t_reader_lock(b, 1);
+
+	/* the other CPU's reader holds the lock: the NMI dump peeks */
+	raw_spin_lock_irqsave(lk, flags);
+	sim_ctx.pc += NMI_OFFSET + HARDIRQ_OFFSET;
+	e = ring_buffer_peek(b, 1, NULL, NULL);
+	sim_ctx.pc -= NMI_OFFSET + HARDIRQ_OFFSET;
+	raw_spin_unlock_irqrestore(lk, flags);
+	T_ASSERT(e);
+	T_EQ(a_seq_of(e), 0);
+
+	/* the other reader takes sub-buffer 0 whole and frees it */
+	T_EQ(ring_buffer_read_page(b, rp, PAGE_SIZE, 1, 1), 0);
+	ring_buffer_free_read_page(b, 1, rp);
+	rp = NULL;
+
+	/* the dump goes on */
+	sim_ctx.pc += NMI_OFFSET + HARDIRQ_OFFSET;
+	while ((e = ring_buffer_consume(b, 1, NULL, NULL)) && n < 1000)
+		n++;
+	sim_ctx.pc -= NMI_OFFSET + HARDIRQ_OFFSET;
+	printf("# the dump read %d more events\n", n);
+	ring_buffer_free(b);
+	return 0;
+}
+
+/*
+ * Claim 3: control calls in any interleaving with readers and writers.
+ * Two writer CPUs (write and reserve/commit/discard, sizes 8-400), a
+ * reader CPU (read_page with a page allocated before each call or kept
+ * across order changes, consume, an iterator), and this thread changing
+ * the order, resizing, resetting and swapping with a spare buffer.
+ * Every event read must be intact; no sanitizer report, no warning.
+ */
+static struct {
+	struct trace_buffer *b;
+	volatile int stop;
+	volatile int bad;
+	unsigned long reads, pages, refused;
+} AC;
+
+static void *ac_writer(void *arg)
+{
+	u32 seq = 0;
+	u8 buf[512];
+
+	(void)arg;
+	while (!AC.stop) {
+		unsigned int len = 8 + (seq * 37) % 393;
+		struct ring_buffer_event *e;
+
+		memcpy(buf, &seq, 4);
+		memcpy(buf + 4, &len, 4);
+		t_fill(buf + 8, len - 8, seq);
+		t_clock_set(t_clock() + 3);
+		if (seq % 3) {
+			ring_buffer_write(AC.b, len, buf);
+		} else if ((e = ring_buffer_lock_reserve(AC.b, len))) {
+			memcpy(ring_buffer_event_data(e), buf, len);
+			if (seq % 7 == 0)
+				ring_buffer_discard_commit(AC.b, e);
+			else
+				ring_buffer_unlock_commit(AC.b);
+		}
+		seq++;
+	}
+	return NULL;
+}
+
+static int ac_check(const void *data, unsigned int evlen)
+{
+	u32 seq, len;
+
+	memcpy(&seq, data, 4);
+	memcpy(&len, (const u8 *)data + 4, 4);
+	if (len < 8 || len > evlen || !t_check((const u8 *)data + 8, len - 8, seq)) {
+		printf("# bad event: seq %u len %u (event length %u)\n", seq, len, evlen);
+		return 0;
+	}
+	return 1;
+}
+
+static void *ac_reader(void *arg)
+{
+	struct buffer_data_read_page *rp = NULL;
+	static struct t_pevent ev[4096];
+	unsigned long k = 0;
+
+	(void)arg;
+	while (!AC.stop && !AC.bad) {
+		int cpu = k & 1;
+		struct ring_buffer_event *e;
+
+		k++;
+		if (k % 4 == 0 || !rp) {
+			if (ring_buffer_alloc_read_page(AC.b, cpu, &rp))
+				continue;
+		}
+		if (k % 3 == 0) {
+			if (!ring_buffer_read_page(AC.b, rp, PAGE_SIZE << 2, cpu, 0)) {
+				size_t size = ring_buffer_read_page_size(rp);
+				int n = t_parse_page(ring_buffer_read_page_data(rp), size, ev, 4096, NULL);
+
+				if (n < 0) {
+					AC.bad = 1;
+					break;
+				}
+				for (int i = 0; i < n; i++)
+					if (!ac_check(ev[i].data, ev[i].len))
+						AC.bad = 1;
+				AC.pages++;
+			} else {
+				AC.refused++;
+			}
+		} else if (k % 3 == 1) {
+			for (int i = 0; i < 20 && (e = ring_buffer_consume(AC.b, cpu, NULL, NULL)); i++) {
+				if (!ac_check(ring_buffer_event_data(e), ring_buffer_event_length(e)))
+					AC.bad = 1;
+				AC.reads++;
+			}
+		} else {
+			struct ring_buffer_iter *it = ring_buffer_read_start(AC.b, cpu, GFP_KERNEL);
+
+			for (int i = 0; it && i < 30 && (e = ring_buffer_iter_peek(it, NULL)); i++) {
+				if (!ac_check(ring_buffer_event_data(e), ring_buffer_event_length(e)))
+					AC.bad = 1;
+				ring_buffer_iter_advance(it);
+			}
+			ring_buffer_read_finish(it);
+		}
+	}
+	ring_buffer_free_read_page(AC.b, 0, rp);
+	return NULL;
+}
+
+static int attack_control_chaos(void)
+{
+	struct sim_thread w0 = { 0 }, w1 = { 0 }, r = { 0 };
+	struct trace_buffer *spare;
+	unsigned long n = 0;
+	double secs = 8;
+	time_t end;
+
+	memset((void *)&AC, 0, sizeof(AC));
+	AC.b = a_alloc(16 * PAGE_SIZE, RB_FL_OVERWRITE);
+	spare = a_alloc(16 * PAGE_SIZE, RB_FL_OVERWRITE);
+	T_ASSERT(AC.b && spare);
+	sim_thread_start(&w0, 0, ac_writer, NULL);
+	sim_thread_start(&w1, 1, ac_writer, NULL);
+	sim_thread_start(&r, 2, ac_reader, NULL);
+	sim_bind(3);
+	end = time(NULL) + (time_t)secs;
+	while (time(NULL) < end && !AC.bad && !sim_warnings()) {
+		int order = (n * 7) % 3;
+
+		switch (n % 6) {
+		case 0:
+			ring_buffer_subbuf_order_set(AC.b, order);
+			ring_buffer_subbuf_order_set(spare, order);
+			break;
+		case 1:
+			ring_buffer_resize(AC.b, ((n % 5) + 2) * PAGE_SIZE, n % 2 ? 0 : RING_BUFFER_ALL_CPUS);
+			break;
+		case 2:
+			ring_buffer_reset_cpu(AC.b, n % 2);
+			break;
+		case 3:
+			ring_buffer_resize(spare, ring_buffer_size(AC.b, 1) +
+					   ring_buffer_subbuf_size_get(AC.b) / 2, 1);
+			ring_buffer_swap_cpu(spare, AC.b, 1);
+			break;
+		case 4:
+			ring_buffer_change_overwrite(AC.b, n % 4 == 0);
+			break;
+		default:
+			usleep(1000);
+		}
+		n++;
+	}
+	AC.stop = 1;
+	sim_thread_join(&w0);
+	sim_thread_join(&w1);
+	sim_thread_join(&r);
+	sim_bind(0);
+	printf("# %lu control calls, %lu events consumed, %lu pages read, %lu read_page refusals\n",
+	       n, AC.reads, AC.pages, AC.refused);
+	ring_buffer_free(AC.b);
+	ring_buffer_free(spare);
+	T_ASSERT(!AC.bad);
+	return 0;
+}
+
+/*
+ * Order 1 -> 0 with the writer (and the reader) still in sub-buffer 0,
+ * about 6.5 KB into its 8 KB page: rb_reorder_cpu() installs the new
+ * ring of 4 KB pages before rb_set_geometry() shrinks cap and shift.
+ * The dump's payload reads are off: any bad access is the ring buffer's.
+ */
+static int attack_nmi_dump_in_order_down_same_page(void)
+{
+	struct trace_buffer *b = a_alloc(8 * PAGE_SIZE, RB_FL_OVERWRITE);
+	int ret;
+
+	T_ASSERT(b);
+	T_EQ(ring_buffer_subbuf_order_set(b, 1), 0);
+	for (u32 i = 0; i < 60; i++)
+		T_EQ(a_write(b, 0, 100, i), 0);
+	a_ls_no_touch = 1;
+	ret = a_lock_sweep(b, 0, a_op_order0, "ring_buffer_subbuf_order_set(0), writer in sub-buffer 0");
+	a_ls_no_touch = 0;
+	ring_buffer_free(b);
+	return ret;
+}
+
+static int a_op_map(struct trace_buffer *b)
+{
+	return t_map(&a_ls_map, b, 0);
+}
+
+/* The same inside ring_buffer_map() (first mapping: numbering, meta page). */
+static int attack_nmi_dump_in_map(void)
+{
+	struct trace_buffer *b = a_ls_setup(8 * PAGE_SIZE);
+	int ret;
+
+	T_ASSERT(b);
+	T_ASSERT(ring_buffer_consume(b, 0, NULL, NULL));
+	ret = a_lock_sweep(b, 0, a_op_map, "ring_buffer_map()");
+	t_unmap(&a_ls_map);
+	ring_buffer_free(b);
+	return ret;
+}
+
+/*
+ * Claim 1, "or after an oops": the oops hits a context that holds CPU 0's
+ * reader lock (in the middle of a consuming read, say), not in NMI; the
+ * die notifier's ftrace_dump() then reads CPU 0's ring from that same
+ * context.  rb_lock() only tries the lock in NMI: here it spins on the
+ * lock its own context holds.  Run in a child with a 5 s alarm.
+ */
+static int attack_oops_dump_reader_locked(void)
+{
+	struct trace_buffer *b = a_ls_setup(8 * PAGE_SIZE);
+	pid_t pid;
+	int st;
+
+	T_ASSERT(b);
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		unsigned long flags, n = 0;
+
+		alarm(5);
+		sim_warn_hush(1);
+		raw_spin_lock_irqsave(t_reader_lock(b, 0), flags);
+		/* the oops (oops_begin() sets oops_in_progress), then
+		 * ftrace_dump() from the same (task) context */
+		oops_in_progress = 1;
+		while (ring_buffer_consume(b, 0, NULL, NULL) && n < 1000)
+			n++;
+		printf("# dump read %lu events\n", n);
+		fflush(NULL);
+		_exit(0);
+	}
+	T_ASSERT(pid > 0 && waitpid(pid, &st, 0) == pid);
+	ring_buffer_free(b);
+	if (WIFSIGNALED(st))
+		T_FAIL("dump after an oops under the reader lock: killed by %s%s",
+		       strsignal(WTERMSIG(st)),
+		       WTERMSIG(st) == SIGALRM ? " (hung 5 s)" : "");
+	T_EQ(WEXITSTATUS(st), 0);
+	return 0;
+}
+
+/*
+ * Claim 4 through ring_buffer_read_page(): the reader is in the middle of
+ * sub-buffer 0 (5 events consumed) when the writer laps the ring many
+ * times.  Pages read afterwards must continue the ids where the reader
+ * stood, with each gap flagged (RB_MISSED_EVENTS) on the page after it
+ * and, where stored, its exact size; read + lost + left = written and
+ * the overrun counter equals the losses.
+ */
+static int attack_read_page_lap_mid_page(void)
+{
+	struct trace_buffer *b = a_alloc(8 * PAGE_SIZE, RB_FL_OVERWRITE);
+	struct buffer_data_read_page *rp = NULL;
+	static struct t_pevent ev[512];
+	unsigned long lost_sum = 0, got = 5, commit_word;
+	long next = 5;
+	u32 w = 0;
+	int pages = 0;
+
+	T_ASSERT(b);
+	for (; w < 30; w++)
+		T_EQ(a_write(b, 0, 100, w), 0);
+	for (int i = 0; i < 5; i++)
+		T_EQ(a_seq_of(ring_buffer_consume(b, 0, NULL, NULL)), i);
+	for (; w < 700; w++)
+		T_EQ(a_write(b, 0, 100, w), 0);
+	T_EQ(ring_buffer_alloc_read_page(b, 0, &rp), 0);
+	while (!ring_buffer_read_page(b, rp, PAGE_SIZE, 0, 0)) {
+		u8 *pg = ring_buffer_read_page_data(rp);
+		int missed, n = t_parse_page(pg, PAGE_SIZE, ev, 512, &missed);
+		unsigned long lost = 0;
+
+		T_ASSERT(n >= 0);
+		memcpy(&commit_word, pg + 8, sizeof(commit_word));
+		if (commit_word & T_MISSED_STORED)
+			memcpy(&lost, pg + T_SB_HDR + (commit_word & T_COMMIT_MASK), sizeof(lost));
+		for (int i = 0; i < n; i++) {
+			u32 id;
+
+			memcpy(&id, ev[i].data, 4);
+			if (i == 0 && missed) {
+				if ((commit_word & T_MISSED_STORED) && id != next + lost)
+					T_FAIL("page %d: first id %u after %ld, %lu reported lost",
+					       pages, id, next - 1, lost);
+				if (!(commit_word & T_MISSED_STORED))
+					lost = id - next;
+				lost_sum += id - next;
+			} else if (id != next) {
+				T_FAIL("page %d event %d: id %u, expected %ld (missed flag %d)",
+				       pages, i, id, next, missed);
+			}
+			next = id + 1;
+			got++;
+		}
+		pages++;
+	}
+	printf("# %d pages, %lu events, %lu lost, overrun %lu, last id %ld of %u\n",
+	       pages, got, lost_sum, ring_buffer_overrun_cpu(b, 0), next - 1, w);
+	T_EQ(next, w);
+	T_EQ(got + lost_sum, w);
+	T_EQ(ring_buffer_overrun_cpu(b, 0), lost_sum);
+	T_EQ(ring_buffer_entries_cpu(b, 0), 0);
+	ring_buffer_free_read_page(b, 0, rp);
+	ring_buffer_free(b);
+	return 0;
+}
+
+/* The same inside ring_buffer_reset_cpu(). */
+static int attack_nmi_dump_in_reset(void)
+{
+	struct trace_buffer *b = a_ls_setup(8 * PAGE_SIZE);
+	int ret;
+
+	T_ASSERT(b);
+	ret = a_lock_sweep(b, 0, a_op_reset, "ring_buffer_reset_cpu()");
+	ring_buffer_free(b);
+	return ret;
+}
+
 const struct rb_case rb_attack_cases[] = {
 	{ "attack_range_kept_after_reject", attack_range_kept_after_reject },
 	{ "attack_range_misaligned_payload", attack_range_misaligned_payload },
@@ -489,5 +1160,20 @@ const struct rb_case rb_attack_cases[] = {
 	{ "attack_resize_mid_page", attack_resize_mid_page },
 	{ "attack_iter_lapped_steps", attack_iter_lapped_steps },
 	{ "attack_nmi_dump_in_take", attack_nmi_dump_in_take },
+	{ "attack_nmi_dump_in_resize_shrink", attack_nmi_dump_in_resize_shrink },
+	{ "attack_nmi_dump_in_resize_grow", attack_nmi_dump_in_resize_grow },
+	{ "attack_nmi_dump_in_order_up", attack_nmi_dump_in_order_up },
+	{ "attack_nmi_dump_in_order_down", attack_nmi_dump_in_order_down },
+	{ "attack_nmi_dump_in_order_up_reader_ahead", attack_nmi_dump_in_order_up_reader_ahead },
+	{ "attack_nmi_dump_in_reset", attack_nmi_dump_in_reset },
+	{ "attack_nmi_dump_in_read_page", attack_nmi_dump_in_read_page },
+	{ "attack_nmi_dump_in_get_reader", attack_nmi_dump_in_get_reader },
+	{ "attack_nmi_dump_in_iter", attack_nmi_dump_in_iter },
+	{ "attack_nmi_dump_vs_running_reader", attack_nmi_dump_vs_running_reader },
+	{ "attack_control_chaos", attack_control_chaos },
+	{ "attack_nmi_dump_in_order_down_same_page", attack_nmi_dump_in_order_down_same_page },
+	{ "attack_nmi_dump_in_map", attack_nmi_dump_in_map },
+	{ "attack_oops_dump_reader_locked", attack_oops_dump_reader_locked },
+	{ "attack_read_page_lap_mid_page", attack_read_page_lap_mid_page },
 };
 const int rb_nr_attack_cases = ARRAY_SIZE(rb_attack_cases);

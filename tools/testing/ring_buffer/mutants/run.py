@@ -44,8 +44,9 @@ LITMUS = os.path.join(HARNESS, 'litmus')
 ANCHOR_LINES = 25
 # The slow cases: the instruction sweeps, and the mapping case that sends
 # an IPI at each point of a write (about 20 s).
-SWEEPS = ('range_crash_sweep', 'unit_irq_at_each_instruction', 'map_ipi_in_write')
-TIMEOUT = {'fast': 300, 'sweeps': 900, 'stress': 180, 'litmus': 300}
+SWEEPS = ('range_crash_sweep', 'unit_irq_at_each_instruction', 'map_ipi_in_write',
+          'attack_nmi_dump_in_', 'attack_control_chaos')
+TIMEOUT = {'fast': 300, 'sweeps': 1800, 'stress': 180, 'litmus': 300}
 STRESS_SECS = os.environ.get('STRESS_SECS', '5')
 TARGET = 0.90
 

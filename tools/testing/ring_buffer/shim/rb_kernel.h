@@ -387,6 +387,8 @@ static inline void sim_irq_restore(unsigned long was)
 
 #define nmi_count(pc) (((pc) & NMI_MASK) >> NMI_SHIFT)
 #define in_nmi() (preempt_count() & NMI_MASK)
+/* set by an oops or a panic (bust_spinlocks()) */
+extern int oops_in_progress;
 #define in_hardirq() (preempt_count() & HARDIRQ_MASK)
 #define in_irq() in_hardirq()
 #define in_serving_softirq() (preempt_count() & SOFTIRQ_OFFSET)

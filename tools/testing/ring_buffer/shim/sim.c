@@ -30,6 +30,7 @@ __thread struct task_struct sim_task;
 static __thread int sim_my_tid;
 
 int sim_nr_cpus = 1;
+int oops_in_progress;
 int sim_exclusive = 1;
 struct cpumask sim_online_mask, sim_possible_mask;
 struct atomic_notifier_head panic_notifier_list;
