@@ -627,6 +627,18 @@ static int a_op_order1(struct trace_buffer *b) { return ring_buffer_subbuf_order
 static int a_op_order0(struct trace_buffer *b) { return ring_buffer_subbuf_order_set(b, 0); }
 static int a_op_reset(struct trace_buffer *b) { ring_buffer_reset_cpu(b, 0); return 0; }
 
+/* a_lock_sweep() of @op on CPU 0 of a fresh a_ls_setup() buffer of 8 pages */
+static int a_lock_case(int (*op)(struct trace_buffer *), const char *what)
+{
+	struct trace_buffer *b = a_ls_setup(8 * PAGE_SIZE);
+	int ret;
+
+	T_ASSERT(b);
+	ret = a_lock_sweep(b, 0, op, what);
+	ring_buffer_free(b);
+	return ret;
+}
+
 /*
  * Claim 1: an NMI dump while the interrupted context holds the reader
  * lock of CPU 0's ring inside ring_buffer_resize() (rb_rebuild(), which
@@ -636,36 +648,18 @@ static int a_op_reset(struct trace_buffer *b) { ring_buffer_reset_cpu(b, 0); ret
  */
 static int attack_nmi_dump_in_resize_shrink(void)
 {
-	struct trace_buffer *b = a_ls_setup(8 * PAGE_SIZE);
-	int ret;
-
-	T_ASSERT(b);
-	ret = a_lock_sweep(b, 0, a_op_shrink, "ring_buffer_resize() 8 -> 3 pages");
-	ring_buffer_free(b);
-	return ret;
+	return a_lock_case(a_op_shrink, "ring_buffer_resize() 8 -> 3 pages");
 }
 
 static int attack_nmi_dump_in_resize_grow(void)
 {
-	struct trace_buffer *b = a_ls_setup(8 * PAGE_SIZE);
-	int ret;
-
-	T_ASSERT(b);
-	ret = a_lock_sweep(b, 0, a_op_grow, "ring_buffer_resize() 8 -> 16 pages");
-	ring_buffer_free(b);
-	return ret;
+	return a_lock_case(a_op_grow, "ring_buffer_resize() 8 -> 16 pages");
 }
 
 /* The same inside ring_buffer_subbuf_order_set() (rb_reorder_cpu()). */
 static int attack_nmi_dump_in_order_up(void)
 {
-	struct trace_buffer *b = a_ls_setup(8 * PAGE_SIZE);
-	int ret;
-
-	T_ASSERT(b);
-	ret = a_lock_sweep(b, 0, a_op_order1, "ring_buffer_subbuf_order_set(1)");
-	ring_buffer_free(b);
-	return ret;
+	return a_lock_case(a_op_order1, "ring_buffer_subbuf_order_set(1)");
 }
 
 static int attack_nmi_dump_in_order_down(void)
@@ -1144,13 +1138,7 @@ static int attack_read_page_lap_mid_page(void)
 /* The same inside ring_buffer_reset_cpu(). */
 static int attack_nmi_dump_in_reset(void)
 {
-	struct trace_buffer *b = a_ls_setup(8 * PAGE_SIZE);
-	int ret;
-
-	T_ASSERT(b);
-	ret = a_lock_sweep(b, 0, a_op_reset, "ring_buffer_reset_cpu()");
-	ring_buffer_free(b);
-	return ret;
+	return a_lock_case(a_op_reset, "ring_buffer_reset_cpu()");
 }
 
 const struct rb_case rb_attack_cases[] = {
