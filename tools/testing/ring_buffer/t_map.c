@@ -60,6 +60,7 @@ struct mt_reader {
 	struct t_pevent ev[MR_MAXEV];
 	int first, n;		/* new events: ev[first .. n - 1] */
 	int moved;		/* the last GET_READER handed over something */
+	int racing;		/* a writer may add to the reader's sub-buffer */
 };
 
 static int mt_get_reader(struct mt_reader *r)
@@ -96,8 +97,11 @@ static int mt_get_reader(struct mt_reader *r)
 	size = r->commit_word & T_COMMIT_MASK;
 	if (size > meta->subbuf_size - T_SB_HDR)
 		T_FAIL("commit %lu beyond the sub-buffer", size);
-	/* everything the reader holds is handed over */
-	if (meta->reader.read != size)
+	/*
+	 * everything the reader holds is handed over (what an interrupt wrote
+	 * into it during the call may come after: r->racing)
+	 */
+	if (r->racing ? meta->reader.read > size : meta->reader.read != size)
 		T_FAIL("reader.read %u, reader sub-buffer holds %lu bytes", meta->reader.read,
 		       size);
 	r->n = t_parse_data(r->page, size, r->ev, MR_MAXEV);
@@ -978,6 +982,119 @@ static int test_map_ipi_in_write(void)
 	return 0;
 }
 
+/*
+ * GET_READER with an irq writer after each of its instructions: two kinds
+ * of irq, two 40-byte events, or two of 1,500 bytes (the second crosses
+ * into the next sub-buffer, or into the one after the reader's).  The
+ * reader holds a sub-buffer taken before; in each child the interrupted
+ * call and the calls after it must hand over every event written, task's
+ * and irq's, exactly once and in order, and the meta page's counters
+ * must agree with the buffer's.
+ */
+static struct trace_buffer *mg_buf;
+static unsigned int mg_len;
+static u32 mg_next;
+
+static void mg_irq(void)
+{
+	static u8 buf[2048];
+
+	sim_ctx.pc += HARDIRQ_OFFSET;
+	for (int i = 0; i < 2; i++) {
+		u32 seq = mg_next++;
+
+		memcpy(buf, &seq, 4);
+		t_fill(buf + 4, mg_len - 4, seq);
+		t_clock_set(t_clock() + 10);
+		if (ring_buffer_write(mg_buf, mg_len, buf))
+			mg_next--;
+	}
+	sim_ctx.pc -= HARDIRQ_OFFSET;
+}
+
+/*
+ * The new events of @r's last GET_READER, up to reader.read (an irq may
+ * have written more into the page): each the next of *@want.
+ */
+static int mg_take(struct mt_reader *r, u32 *want)
+{
+	for (int i = r->first; i < r->n && r->ev[i].off < r->pos; i++) {
+		u32 seq;
+
+		if (!mt_event_ok(&r->ev[i], r->ev[i].len >= 1500 ? 1500 : 40, &seq))
+			T_FAIL("event %d of id %u does not decode", i, r->id);
+		if (seq != *want)
+			T_FAIL("event %u handed over, want %u", seq, *want);
+		(*want)++;
+	}
+	return 0;
+}
+
+/* Call GET_READER until it hands nothing more over; then all is read. */
+static int mg_drain(struct mt_reader *r, u32 *want)
+{
+	for (int i = 0; i < 64; i++) {
+		if (mt_get_reader(r) || mg_take(r, want))
+			return 1;
+		if (!r->moved)
+			break;
+	}
+	if (*want != mg_next)
+		T_FAIL("%u events handed over, %u written", *want, mg_next);
+	return mt_meta_counters(r->m);
+}
+
+static int test_map_irq_in_get_reader(void)
+{
+	static const unsigned int lens[] = { 40, 1500 };
+	struct trace_buffer *b = mt_alloc(16 * PAGE_SIZE, 0);
+	static struct mt_reader r;
+	long points, first_bad, tol;
+	u32 want = 0;
+	struct t_map m;
+	int status;
+
+#ifndef __x86_64__
+	T_SKIP("single-stepping is x86-64 only");
+#endif
+	T_ASSERT(b);
+	mg_buf = b;
+	T_EQ(t_map(&m, b, 0), 0);
+	mt_reader_init(&r, &m);
+	for (mg_next = 0; mg_next < 150; mg_next++)
+		T_EQ(mt_write(b, 0, 40, mg_next), 0);
+	if (mt_get_reader(&r) || mg_take(&r, &want))
+		return 1;
+	for (unsigned int k = 0; k < ARRAY_SIZE(lens); k++) {
+		int ret;
+
+		mg_len = lens[k];
+		r.racing = 1;
+		T_ASSERT(sim_step_sweep(mg_irq, 0));
+		ret = mt_get_reader(&r);
+		if (sim_step_end())
+			_exit(ret || mg_take(&r, &want) || (r.racing = 0) ||
+			      mg_drain(&r, &want));
+		r.racing = 0;
+		points = sim_step_results(&first_bad, &status, &tol);
+		printf("# irq of two %u-byte events: %ld interrupt points\n", mg_len, points);
+		if (first_bad)
+			T_FAIL("irq after instruction %ld of GET_READER: wait status %#x",
+			       first_bad, status);
+		T_ASSERT(points > 100);
+		if (ret || mg_take(&r, &want))
+			return 1;
+		/* the next sweep starts from the written events, read */
+		for (int i = 0; i < 40; i++, mg_next++)
+			T_EQ(mt_write(b, 0, 40, mg_next), 0);
+		if (mg_drain(&r, &want))
+			return 1;
+	}
+	T_EQ(t_unmap(&m), 0);
+	ring_buffer_free(b);
+	return 0;
+}
+
 const struct rb_case rb_map_cases[] = {
 	{ "map_bad_input", test_map_bad_input },
 	{ "map_layout_and_meta", test_map_layout },
@@ -991,5 +1108,6 @@ const struct rb_case rb_map_cases[] = {
 	{ "map_vs_read_page", test_map_vs_read_page },
 	{ "map_keeps_recording", test_map_keeps_recording },
 	{ "map_ipi_in_write", test_map_ipi_in_write },
+	{ "map_irq_in_get_reader", test_map_irq_in_get_reader },
 };
 const int rb_nr_map_cases = ARRAY_SIZE(rb_map_cases);
