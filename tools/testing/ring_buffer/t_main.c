@@ -7,8 +7,11 @@
 #include "rb_test.h"
 
 #include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/wait.h>
 #include <time.h>
 
 /* The case running now, for the watchdog's message. */
@@ -166,10 +169,147 @@ static int t_skipped(const char *skip, const char *name)
 	return 0;
 }
 
+/*
+ * A case that forks once per instruction runs alone in a fresh process? */
+static int t_fresh(const char *name)
+{
+	static const char *const sweeps[] = { "irq_at_each_instruction", "crash_sweep",
+					      "nmi_dump_in_", "_irq_in_", "_ipi_in_" };
+
+	for (unsigned int i = 0; i < ARRAY_SIZE(sweeps); i++)
+		if (strstr(name, sweeps[i]))
+			return 1;
+	return 0;
+}
+
+/*
+ * The sweeps of the range, unit, map and attack cases (t_fresh()) run
+ * each in a process of its own
+ * (this program again, with --case NAME --nr N), up to --jobs at once
+ * (default 1; --jobs 0 runs them in this process, as under qemu-i386,
+ * which cannot exec the program again), their output printed in case
+ * order.  An instruction sweep forks once per
+ * instruction, and a fork costs what the process has grown to (ASan's heap
+ * and quarantine): late in one long process, attack_nmi_dump_in_iter took
+ * 604 s where a fresh process takes 81 s.
+ */
+struct t_job {
+	const struct rb_case *c;	/* NULL: not selected */
+	const char *name;
+	int nr, fd, status, state;	/* state: 0 waiting, 1 running, 2 done */
+	pid_t pid;
+};
+
+static struct t_job *t_jobs;
+static int t_nr_jobs, t_next_job, t_running, t_max_jobs = 1;
+
+static void t_launch(struct t_job *j)
+{
+	char tmpl[4096], nr[16];
+	char *argv[] = { "rbtest", "--case", (char *)j->c->name, "--nr", nr,
+			 rb_opt_keep_going ? "--keep-going" : NULL, NULL };
+	const char *dir = getenv("TMPDIR");
+
+	snprintf(nr, sizeof(nr), "%d", j->nr);
+	snprintf(tmpl, sizeof(tmpl), "%s/rbtest.XXXXXX", dir && *dir ? dir : "/tmp");
+	j->fd = mkstemp(tmpl);
+	if (j->fd >= 0)
+		unlink(tmpl);
+	fflush(NULL);
+	j->pid = j->fd < 0 ? -1 : fork();
+	if (j->pid == 0) {
+		dup2(j->fd, 1);
+		dup2(j->fd, 2);
+		execv("/proc/self/exe", argv);
+		_exit(127);
+	}
+	j->state = j->pid > 0 ? 1 : 2;
+	j->status = -1;		/* no process: reported as a failure */
+	t_running += j->state == 1;
+}
+
+/* Start waiting jobs until --jobs of them run. */
+static void t_pool_fill(void)
+{
+	while (t_running < t_max_jobs && t_next_job < t_nr_jobs) {
+		struct t_job *j = &t_jobs[t_next_job++];
+
+		if (j->c && t_fresh(j->name))
+			t_launch(j);
+	}
+}
+
+/* Wait for @j, print its output; 0 passed, T_SKIP_RET skipped, 1 failed. */
+static int t_pool_wait(struct t_job *j)
+{
+	char buf[4096];
+	ssize_t n;
+	int st;
+
+	while (j->state != 2) {
+		pid_t pid = waitpid(-1, &st, 0);
+
+		for (int i = 0; pid > 0 && i < t_nr_jobs; i++) {
+			if (t_jobs[i].state == 1 && t_jobs[i].pid == pid) {
+				t_jobs[i].state = 2;
+				t_jobs[i].status = st;
+				t_running--;
+			}
+		}
+		if (pid < 0 && errno != EINTR)
+			break;
+		t_pool_fill();
+	}
+	fflush(stdout);
+	lseek(j->fd, 0, SEEK_SET);
+	while (j->fd >= 0 && (n = read(j->fd, buf, sizeof(buf))) > 0)
+		fwrite(buf, 1, n, stdout);
+	if (j->fd >= 0)
+		close(j->fd);
+	st = j->status;
+	if (j->state == 2 && WIFEXITED(st) && !WEXITSTATUS(st))
+		return 0;
+	if (j->state == 2 && WIFEXITED(st) && WEXITSTATUS(st) == T_SKIP_RET)
+		return T_SKIP_RET;
+	/* 1: the case printed its "not ok"; anything else did not get there */
+	if (j->state != 2 || !WIFEXITED(st) || WEXITSTATUS(st) != 1)
+		printf("not ok %d %s # its process %s %d%s\n", j->nr, j->c->name,
+		       st >= 0 && WIFSIGNALED(st) ? "died of signal" : "exited with",
+		       st < 0 ? -1 : WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st),
+		       st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 2 ?
+		       " (the watchdog)" : "");
+	return 1;
+}
+
+/* --fail-fast: the running jobs are not waited for. */
+static void t_pool_stop(void)
+{
+	for (int i = 0; i < t_nr_jobs; i++) {
+		if (t_jobs[i].state == 1) {
+			kill(t_jobs[i].pid, SIGKILL);
+			waitpid(t_jobs[i].pid, NULL, 0);
+		}
+	}
+}
+
+static const struct rb_case *t_find(const char *name)
+{
+	const struct rb_case *groups[] = { rb_range_cases, rb_unit_cases,
+					   rb_map_cases, rb_attack_cases };
+	const int sizes[] = { rb_nr_range_cases, rb_nr_unit_cases,
+			      rb_nr_map_cases, rb_nr_attack_cases };
+
+	for (int g = 0; g < 4; g++)
+		for (int i = 0; i < sizes[g]; i++)
+			if (!strcmp(groups[g][i].name, name))
+				return &groups[g][i];
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
-	const char *corpus = NULL, *only = NULL, *skip = NULL;
-	int passed = 0, failed = 0, skipped = 0, nr = 0, total;
+	const char *corpus = NULL, *only = NULL, *skip = NULL, *one = NULL;
+	int passed = 0, failed = 0, skipped = 0, nr = 0, total, one_nr = 1;
 	int nr_corpus = 0, corpus_bad, list = 0, fail_fast = 0;
 
 	for (int i = 1; i < argc; i++) {
@@ -191,6 +331,12 @@ int main(int argc, char **argv)
 			list = 1;
 		else if (!strcmp(argv[i], "--fail-fast"))
 			fail_fast = 1;
+		else if (!strcmp(argv[i], "--jobs") && i + 1 < argc)
+			t_max_jobs = atoi(argv[++i]) > 0 ? atoi(argv[i]) : 0;
+		else if (!strcmp(argv[i], "--case") && i + 1 < argc)
+			one = argv[++i];
+		else if (!strcmp(argv[i], "--nr") && i + 1 < argc)
+			one_nr = atoi(argv[++i]);
 	}
 	if (list) {
 		for (int i = 0; i < rb_nr_range_cases; i++)
@@ -224,6 +370,17 @@ int main(int argc, char **argv)
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	sim_init(4);
+	if (one) {
+		const struct rb_case *c = t_find(one);
+		int ret;
+
+		if (!c) {
+			printf("not ok %d %s # no such case\n", one_nr, one);
+			return 1;
+		}
+		ret = t_run_case(one_nr, c);
+		return !ret ? 0 : ret == T_SKIP_RET ? T_SKIP_RET : 1;
+	}
 
 	total = rb_nr_unit_cases + rb_nr_map_cases + rb_nr_attack_cases + rb_nr_range_cases + rb_nr_model_cases + rb_nr_stress_cases + !!corpus;
 	printf("KTAP version 1\n1..%d\n", total);
@@ -248,15 +405,52 @@ int main(int argc, char **argv)
 				goto out;				\
 		}							\
 	}
-	/*
-	 * The instruction sweeps fork once per instruction: they come first,
-	 * while the process is small (forking it later costs ten times more).
-	 */
-	if (!rb_opt_tsan) {
+	if (!rb_opt_tsan && !t_max_jobs) {
 		RUN_GROUP(rb_range_cases, rb_nr_range_cases)
 		RUN_GROUP(rb_unit_cases, rb_nr_unit_cases)
 		RUN_GROUP(rb_map_cases, rb_nr_map_cases)
 		RUN_GROUP(rb_attack_cases, rb_nr_attack_cases)
+	} else if (!rb_opt_tsan) {
+		const struct rb_case *groups[] = { rb_range_cases, rb_unit_cases,
+						   rb_map_cases, rb_attack_cases };
+		const int sizes[] = { rb_nr_range_cases, rb_nr_unit_cases,
+				      rb_nr_map_cases, rb_nr_attack_cases };
+
+		t_jobs = calloc(total, sizeof(*t_jobs));
+		for (int g = 0; g < 4; g++) {
+			for (int i = 0; i < sizes[g]; i++) {
+				struct t_job *j = &t_jobs[t_nr_jobs++];
+
+				j->nr = ++nr;
+				j->name = groups[g][i].name;
+				if ((!only || strstr(groups[g][i].name, only)) &&
+				    !t_skipped(skip, groups[g][i].name))
+					j->c = &groups[g][i];
+			}
+		}
+		t_pool_fill();
+		for (int i = 0; i < t_nr_jobs; i++) {
+			struct t_job *j = &t_jobs[i];
+
+			if (!j->c) {
+				printf("ok %d %s # SKIP not selected\n", j->nr, j->name);
+				continue;
+			}
+			switch (t_fresh(j->name) ? t_pool_wait(j) : t_run_case(j->nr, j->c)) {
+			case 0:
+				passed++;
+				break;
+			case T_SKIP_RET:
+				skipped++;
+				break;
+			default:
+				failed++;
+				if (fail_fast) {
+					t_pool_stop();
+					goto out;
+				}
+			}
+		}
 	} else {
 		for (int i = 0; i < rb_nr_range_cases; i++)
 			printf("ok %d %s # SKIP unit tests run under ASan\n", ++nr, rb_range_cases[i].name);

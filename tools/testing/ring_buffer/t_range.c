@@ -1948,7 +1948,7 @@ static int test_range_bounds(void)
 }
 
 const struct rb_case rb_range_cases[] = {
-	{ "range_crash_sweep", test_range_crash_sweep },	/* first: see t_main.c */
+	{ "range_crash_sweep", test_range_crash_sweep },
 	{ "range_basic", test_range_basic },
 	{ "range_busy", test_range_busy },
 	{ "range_kaslr", test_range_kaslr },
