@@ -169,8 +169,7 @@ static int t_skipped(const char *skip, const char *name)
 	return 0;
 }
 
-/*
- * A case that forks once per instruction runs alone in a fresh process? */
+/* Does the case fork once per instruction (a sweep)? */
 static int t_fresh(const char *name)
 {
 	static const char *const sweeps[] = { "irq_at_each_instruction", "crash_sweep",
@@ -184,14 +183,12 @@ static int t_fresh(const char *name)
 
 /*
  * The sweeps of the range, unit, map and attack cases (t_fresh()) run
- * each in a process of its own
- * (this program again, with --case NAME --nr N), up to --jobs at once
- * (default 1; --jobs 0 runs them in this process, as under qemu-i386,
- * which cannot exec the program again), their output printed in case
- * order.  An instruction sweep forks once per
- * instruction, and a fork costs what the process has grown to (ASan's heap
- * and quarantine): late in one long process, attack_nmi_dump_in_iter took
- * 604 s where a fresh process takes 81 s.
+ * each in a process of its own (this program again, with --case NAME
+ * --nr N), up to --jobs at once, their output printed in case order;
+ * --jobs 0 runs them in this process (under qemu-i386, which cannot exec
+ * the program again).  A fork costs what the process has grown to (ASan's
+ * heap and quarantine): late in one long process, attack_nmi_dump_in_iter
+ * took 604 s where a fresh process takes 81 s.
  */
 struct t_job {
 	const struct rb_case *c;	/* NULL: not selected */
