@@ -2728,8 +2728,8 @@ static int test_iter_overrun_behind(void)
 const struct rb_case rb_unit_cases[] = {
 #ifdef __x86_64__
 	/*
-	 * The sweeps fork per instruction (each case runs in a fresh process:
-	 * see t_main.c).  x86-64 only: the 32-bit build runs under qemu-i386,
+	 * The sweeps fork per instruction (each runs in a fresh process: see
+	 * t_fresh() in t_main.c).  x86-64 only: the 32-bit build runs under qemu-i386,
 	 * which does not trap on the trap flag.
 	 */
 	{ "unit_irq_at_each_instruction", test_irq_at_each_instruction },
