@@ -2007,6 +2007,25 @@ static int test_clock_jumps(void)
 			if (t_consume_check(b, 0, 12, i, stamps[i] + abs * (1ULL << 53), 0))
 				T_FAIL("stamp %d (abs %d)", i, abs);
 	}
+	/*
+	 * A clock that steps back (a TSC recalibration): that event keeps
+	 * the last stamp, as 6.12's zero delta does; ours goes on from the
+	 * clock, stock from the lower stamp (S + 1020 here).
+	 */
+	ring_buffer_set_time_stamp_abs(b, 0);
+	for (i = 0; i < 3; i++) {
+		const u64 back[] = { 1ULL << 54, (1ULL << 54) - 1000, (1ULL << 54) + 20 };
+
+		t_clock_set(back[i]);
+		T_EQ(t_write(b, 12, i), 0);
+	}
+	T_EQ(t_consume_check(b, 0, 12, 0, 1ULL << 54, 0), 0);
+	T_EQ(t_consume_check(b, 0, 12, 1, 1ULL << 54, 0), 0);
+#ifdef RB_STOCK
+	T_EQ(t_consume_check(b, 0, 12, 2, (u64)-1, 0), 0);
+#else
+	T_EQ(t_consume_check(b, 0, 12, 2, (1ULL << 54) + 20, 0), 0);
+#endif
 	ring_buffer_free(b);
 	return 0;
 }

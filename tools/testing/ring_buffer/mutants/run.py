@@ -10,8 +10,8 @@ Phases, cheapest first, each stopping at the first failing case:
   litmus   ordering mutants only: the litmus mutant named in the list must
            come out Sometimes under herd7 (litmus/run.sh on that file)
   fast     unit, mapping, persistent-range, model cases, corpus replay
-  sweeps   the instruction sweeps (an interrupt at each instruction) and
-           map_ipi_in_write (an IPI at each point of a write)
+  sweeps   the instruction sweeps (an interrupt at each instruction),
+           map_ipi_in_write and map_irq_in_get_reader, MUT_JOBS at once
   stress   the stress cases, STRESS_SECS seconds each
 A phase that runs past its timeout kills the mutant (a hang); so does a
 crash (ASan, UBSan, a signal).  A mutant that does not compile, or whose
@@ -42,10 +42,13 @@ LIST = os.path.join(HERE, 'mutants.txt')
 README = os.path.join(HARNESS, 'README.md')
 LITMUS = os.path.join(HARNESS, 'litmus')
 ANCHOR_LINES = 25
-# The slow cases: the instruction sweeps, and the mapping case that sends
-# an IPI at each point of a write (about 20 s).
+# The slow cases: the instruction sweeps, the mapping cases that send an
+# IPI or an irq at each point of a write or of GET_READER, the NMI dumps.
+# The sweeps phase runs them MUT_JOBS (default 2) at once, each in a
+# process of its own (rbtest --jobs).
 SWEEPS = ('range_crash_sweep', 'unit_irq_at_each_instruction', 'map_ipi_in_write',
-          'attack_nmi_dump_in_', 'attack_control_chaos')
+          'map_irq_in_get_reader', 'attack_nmi_dump_in_', 'attack_control_chaos')
+JOBS = os.environ.get('MUT_JOBS', '2')
 TIMEOUT = {'fast': 300, 'sweeps': 1800, 'stress': 180, 'litmus': 300}
 STRESS_SECS = os.environ.get('STRESS_SECS', '5')
 TARGET = 0.90
@@ -224,7 +227,7 @@ class Runner:
                     '--skip', ','.join(SWEEPS + ('stress_',))]
         if phase == 'sweeps':
             rest = [n for n in self.case_names(prog) if not n.startswith(SWEEPS)]
-            return ['--fail-fast', '--skip', ','.join(rest)]
+            return ['--fail-fast', '--jobs', JOBS, '--skip', ','.join(rest)]
         return ['--fail-fast', '--only', 'stress_', '--stress-secs', STRESS_SECS]
 
     def base_passes(self, base, case):
