@@ -1747,7 +1747,7 @@ rb_read_one(struct trace_buffer *buffer, int cpu, u64 *ts,
 {
 	struct rb_cpu *cb = rb_cpu_get(buffer, cpu);
 	struct ring_buffer_event *ev;
-	unsigned long flags;
+	unsigned long flags, lost = 0;
 	bool locked;
 	u64 t = 0;
 
@@ -1762,8 +1762,11 @@ rb_read_one(struct trace_buffer *buffer, int cpu, u64 *ts,
 			rb_cur_pass(&cb->dump, t);
 	} else {
 		ev = rb_rd_look(buffer, cb, &t);
-		if (ev && lost_events)
-			*lost_events = rb_take_lost(cb, consume);
+		/* A consume takes the loss even when the caller has no use for it. */
+		if (ev && (lost_events || consume))
+			lost = rb_take_lost(cb, consume);
+		if (lost_events)
+			*lost_events = lost;
 		if (ev && consume)
 			rb_rd_consume(cb, t);
 	}
