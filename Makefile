@@ -70,7 +70,8 @@ OBJ := $(BUILD)/obj-ours
 endif
 INITRD := $(BUILD)/initramfs.cpio
 
-# Hand the knobs to the scripts.
+# Hand the knobs to the scripts (JOBS also to the harness's make -j and --jobs).
+JOBS ?= 2
 export STOCK QEMU_ACCEL SMP KERNEL_TREE JOBS FLAVOURS ARCHES VERBOSE TIMEOUT TIMEOUT_DEBUG STARTUP_TESTS LOOPS CROSS PERSIST HERD7 TRACECMD_LOOP TRACECMD_NOWAIT TRACECMD_RACE
 
 .PHONY: help all deps deps-run patch tree kernel cross initramfs run shell test review litmus bench tracecmd-loop clean

@@ -303,6 +303,19 @@ static const struct rb_case *t_find(const char *name)
 	return NULL;
 }
 
+/* A whole number for @opt, or exit 2: a missing value must not pass as 0. */
+static int t_num(const char *opt, const char *s)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+
+	if (!*s || *end || v < 0 || v > 1000000) {
+		fprintf(stderr, "rbtest: %s wants a number, not '%s'\n", opt, s);
+		exit(2);
+	}
+	return v;
+}
+
 int main(int argc, char **argv)
 {
 	const char *corpus = NULL, *only = NULL, *skip = NULL, *one = NULL;
@@ -329,11 +342,15 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "--fail-fast"))
 			fail_fast = 1;
 		else if (!strcmp(argv[i], "--jobs") && i + 1 < argc)
-			t_max_jobs = atoi(argv[++i]) > 0 ? atoi(argv[i]) : 0;
+			t_max_jobs = t_num(argv[i], argv[i + 1]), i++;
 		else if (!strcmp(argv[i], "--case") && i + 1 < argc)
 			one = argv[++i];
 		else if (!strcmp(argv[i], "--nr") && i + 1 < argc)
-			one_nr = atoi(argv[++i]);
+			one_nr = t_num(argv[i], argv[i + 1]), i++;
+		else {
+			fprintf(stderr, "rbtest: unknown argument '%s'\n", argv[i]);
+			return 2;
+		}
 	}
 	if (list) {
 		for (int i = 0; i < rb_nr_range_cases; i++)
