@@ -2103,6 +2103,19 @@ static int test_clock_jumps(void)
 	T_EQ(t_consume_check(b, 0, 12, 2, (u64)-1, 0), 0);
 #else
 	T_EQ(t_consume_check(b, 0, 12, 2, (1ULL << 54) + 20, 0), 0);
+	/*
+	 * An event that needs a TIME_EXTEND and then fills the rest of its
+	 * sub-buffer exactly goes in, not to the next sub-buffer.
+	 */
+	for (i = 0; t_room(b, 0) >= 200; i++)
+		T_EQ(t_write(b, 24, i), 0);
+	n = t_room(b, 0) - 16 > 112 ? t_room(b, 0) - 16 : t_room(b, 0) - 12;
+	t_clock_set((1ULL << 54) + (1ULL << 40));
+	T_EQ(t_write(b, n, 99), 0);
+	T_EQ(t_room(b, 0), 0);
+	while (i--)
+		T_ASSERT(ring_buffer_consume(b, 0, NULL, NULL));
+	T_EQ(t_consume_check(b, 0, n, 99, (1ULL << 54) + (1ULL << 40), 0), 0);
 #endif
 	ring_buffer_free(b);
 	return 0;
