@@ -260,6 +260,23 @@ static int test_no_overwrite(void)
 	/* room again */
 	T_EQ(t_write(b, 60, 9), 0);
 	T_ASSERT(!t_consume_check(b, 0, 60, 9, (u64)-1, 0));
+#ifndef RB_STOCK
+	/*
+	 * Exactly: once the reader holds sub-buffer 1, the writer may reuse
+	 * the slots of 0 and of 1 (the reader left its spare page there),
+	 * two sub-buffers of PAGE_DATA / 64 events, and not one more.
+	 */
+	ring_buffer_free(b);
+	b = t_alloc(4 * PAGE_SIZE, 0);
+	T_ASSERT(b);
+	for (ok = 0; !t_write(b, 60, ok); ok++)
+		;
+	for (i = 0; i <= PAGE_DATA / 64; i++)
+		T_ASSERT(ring_buffer_consume(b, 0, NULL, NULL));
+	for (i = 0; !t_write(b, 60, i); i++)
+		;
+	T_EQ(i, 2 * (PAGE_DATA / 64));
+#endif
 	ring_buffer_free(b);
 	return 0;
 }
