@@ -606,6 +606,15 @@ static int test_counters(void)
 	return 0;
 }
 
+static struct trace_buffer *t_held_b;
+static int t_held_ret;
+
+/* After the grace period of a control call that holds writers off. */
+static void t_held_write(void)
+{
+	t_held_ret = t_write(t_held_b, 8, 1);
+}
+
 static int test_resize(void)
 {
 	struct trace_buffer *b = t_alloc(8 * PAGE_SIZE, RB_FL_OVERWRITE);
@@ -643,6 +652,17 @@ static int test_resize(void)
 	sim_bind(0);
 	T_ASSERT(ring_buffer_entries_cpu(b, 1) > 0);
 	T_EQ(ring_buffer_entries_cpu(b, 1) + ring_buffer_overrun_cpu(b, 1), 1000);
+#ifndef RB_STOCK
+	/* a write the resize holds off is refused and counted as dropped */
+	t_held_b = b;
+	t_held_ret = 1;
+	sim_after_gp_fn = t_held_write;
+	T_EQ(ring_buffer_resize(b, ring_buffer_size(b, 0) + 8 * PAGE_SIZE, 0), 0);
+	T_ASSERT(!sim_after_gp_fn);
+	sim_after_gp_fn = NULL;
+	T_ASSERT(t_held_ret != 0 && t_held_ret != 1);
+	T_EQ(ring_buffer_dropped_events_cpu(b, 0), 1);
+#endif
 	ring_buffer_free(b);
 	return 0;
 }
@@ -1092,7 +1112,7 @@ static int t_step_sequence(struct trace_buffer *b)
 	return bad;
 }
 
-static u64 t_tick_now;
+static u64 t_tick_now, t_still_now;
 
 /*
  * A clock that moves on at every read; one atomic add, so that an
@@ -1101,6 +1121,28 @@ static u64 t_tick_now;
 static u64 t_tick(void)
 {
 	return __atomic_add_fetch(&t_tick_now, 3, __ATOMIC_RELAXED);
+}
+
+static u64 t_still(void)
+{
+	return t_still_now;
+}
+
+/*
+ * The clock stops at a value ahead of every stamp so far: the next
+ * events must read back exactly that (ours; stock: anything).  A stamp
+ * stored wrong under an interrupt (a delta against the wrong base) shifts
+ * every later one of the sub-buffer.
+ */
+static u64 t_stop_clock(struct trace_buffer *b)
+{
+	t_still_now = __atomic_load_n(&t_tick_now, __ATOMIC_RELAXED) + 1000;
+	ring_buffer_set_clock(b, t_still);
+#ifdef RB_STOCK
+	return (u64)-1;
+#else
+	return t_still_now;
+#endif
 }
 
 /*
@@ -1339,13 +1381,14 @@ static int t_sw_check(struct trace_buffer *b, int bad, u32 pre)
 	T_EQ(task, 4);
 	T_EQ(irq, t_sw_nr);
 	T_EQ(i, pre + 4 + t_sw_nr);
-	/* both contexts get in afterwards, and read back */
+	/* both contexts get in afterwards, and read back at the exact stamp */
+	ts = t_stop_clock(b);
 	T_EQ(t_write(b, 8, 6), 0);
 	t_enter(HARDIRQ_OFFSET);
 	T_EQ(t_write(b, 8, 7), 0);
 	t_leave(HARDIRQ_OFFSET);
-	return t_consume_check(b, 0, 8, 6, (u64)-1, 0) ||
-	       t_consume_check(b, 0, 8, 7, (u64)-1, 0);
+	return t_consume_check(b, 0, 8, 6, ts, 0) ||
+	       t_consume_check(b, 0, 8, 7, ts, 0);
 }
 
 /*
@@ -1392,8 +1435,9 @@ static int t_sw_check_lap(struct trace_buffer *b, int bad, u32 pre)
 	T_EQ(n + over, pre + 4 + t_sw_nr);
 	/* a lap overwrites, unless the task's open reserve stops the irq */
 	T_ASSERT(over > 0 || !t_sw_nr || ring_buffer_commit_overrun_cpu(b, 0) > 0);
+	ts = t_stop_clock(b);
 	T_EQ(t_write(b, 8, 6), 0);
-	return t_consume_check(b, 0, 8, 6, (u64)-1, 0);
+	return t_consume_check(b, 0, 8, 6, ts, 0);
 }
 
 static int t_sw_run(int mode)
