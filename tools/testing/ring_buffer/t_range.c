@@ -1416,6 +1416,127 @@ static int test_range_crash_sweep(void)
 #endif
 }
 
+/*
+ * An interrupt at each instruction of a write that overwrites the oldest
+ * sub-buffer of a persistent ring.  The irq writes T_SI_NR events of
+ * T_SI_LEN bytes, one sub-buffer each, so it moves the range's head on,
+ * maybe while the task is between its look at that head and its store.
+ * After the task's write the child reboots from the memory: CPU 0 must be
+ * kept, every event intact, the ring's old events a run that ends where
+ * the new ones begin, then the task's event and the irq's in either
+ * order, each writer's own in order.
+ */
+#define T_SI_NR 3
+#define T_SI_LEN 2048
+static u8 t_si_buf[T_SI_NR][T_SI_LEN];
+static struct trace_buffer *t_si_b;
+static u32 t_si_task;	/* the task's event; the irq's follow it */
+
+static void t_si_irq(void)
+{
+	sim_ctx.pc += HARDIRQ_OFFSET;
+	for (int i = 0; i < T_SI_NR; i++) {
+		t_clock_set(t_ev_ts[t_si_task + 1 + i]);
+		if (ring_buffer_write(t_si_b, T_SI_LEN, t_si_buf[i]))
+			_exit(30);
+	}
+	sim_ctx.pc -= HARDIRQ_OFFSET;
+}
+
+/* In the child, after the task's write: the next boot's view (exit code). */
+static int t_si_check(u32 first)
+{
+	u32 ids[T_SI_NR + 1], id, prev = 0, task = t_si_task;
+	struct ring_buffer_event *e;
+	struct trace_buffer *b;
+	int old = 0, nnew = 0;
+	u64 ts;
+
+	sim_reboot_ctx();
+	sim_bind(0);
+	b = t_boot(&t_sw, RB_FL_OVERWRITE);
+	if (!b || t_log_count(0, T_PREV) != 1)
+		return 20;
+	while ((e = ring_buffer_consume(b, 0, &ts, NULL))) {
+		if (!t_rev_ok(ring_buffer_event_data(e), ring_buffer_event_length(e), &id))
+			return 21;
+		if (id < first || id > task + T_SI_NR)
+			return 22;
+		if (id < task) {
+			/* the ring's old events: one run, before the new ones */
+			if (nnew || (old && id != prev + 1))
+				return 23;
+			prev = id;
+			old++;
+		} else if (nnew <= T_SI_NR) {
+			ids[nnew++] = id;
+		} else {
+			return 24;
+		}
+	}
+	if (!old || prev != task - 1 || nnew != T_SI_NR + 1)
+		return 25;
+	/* task, irq... or irq..., task */
+	for (int i = 0, k = ids[0] == task; i < T_SI_NR; i++)
+		if (ids[i + k] != task + 1 + i)
+			return 26;
+	return sim_warnings() != t_sw_warn ? 27 : 0;
+}
+
+static int test_range_crash_sweep_irq(void)
+{
+#if !defined(__x86_64__)
+	T_SKIP("the instruction sweep single-steps with the x86-64 trap flag");
+#else
+	long points, first_bad, tol;
+	unsigned long over;
+	u64 ts = 3000000;
+	int status, ret;
+	u32 first;
+
+	T_ASSERT(!t_area_get(&t_sw, T_NCPU * 8));
+	memset(t_sw.start, 0, t_sw.size);
+	t_si_b = t_boot(&t_sw, RB_FL_OVERWRITE);
+	T_ASSERT(t_si_b);
+	/* a full ring: the task's write overwrites the oldest sub-buffer */
+	first = t_ev_next;
+	for (int i = 0; i < 113 * 20 + 112; i++) {
+		ts += 100;
+		T_EQ(t_put(t_si_b, 32, ts), 0);
+	}
+	over = ring_buffer_overrun_cpu(t_si_b, 0);
+	T_ASSERT(over);
+	t_si_task = t_ev_next;
+	t_sw_prep(1, 48, ts + 1000 + (1ULL << 28));
+	for (int i = 0; i < T_SI_NR; i++) {
+		u32 id = t_ev_next++;
+
+		t_ev_ts[id] = ts + 2000 + (1ULL << 28) + i;
+		t_ev_cpu[id] = 0;
+		t_ev_len[id] = T_SI_LEN;
+		t_rev_make(t_si_buf[i], id, 0, T_SI_LEN);
+	}
+	t_sw_warn = sim_warnings();
+	t_clock_set(t_ev_ts[t_si_task]);
+	T_ASSERT(sim_step_sweep(t_si_irq, 0));
+	ret = ring_buffer_write(t_si_b, 48, t_sw_buf[1]);
+	if (sim_step_end())
+		_exit(ret ? 28 : t_si_check(first));
+	points = sim_step_results(&first_bad, &status, &tol);
+	printf("# a write over the oldest sub-buffer, an irq of %d moves: %ld interrupt points\n",
+	       T_SI_NR, points);
+	T_EQ(ret, 0);
+	if (first_bad)
+		T_FAIL("irq after instruction %ld of the write: exit status %d", first_bad,
+		       WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status));
+	T_ASSERT(points > 100);
+	T_ASSERT(ring_buffer_overrun_cpu(t_si_b, 0) > over);
+	ring_buffer_free(t_si_b);
+	t_area_put(&t_sw);
+	return 0;
+#endif
+}
+
 /* ------------------------------------------------------------------ */
 /* 5. junk between boots                                               */
 /* ------------------------------------------------------------------ */
@@ -1949,6 +2070,7 @@ static int test_range_bounds(void)
 
 const struct rb_case rb_range_cases[] = {
 	{ "range_crash_sweep", test_range_crash_sweep },
+	{ "range_crash_sweep_irq", test_range_crash_sweep_irq },
 	{ "range_basic", test_range_basic },
 	{ "range_busy", test_range_busy },
 	{ "range_kaslr", test_range_kaslr },

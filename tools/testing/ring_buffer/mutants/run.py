@@ -23,7 +23,7 @@ as equivalent (a line "- `NAME` (equivalent): why"): then it is reported
 as a skip.  The run fails when any survivor is not so listed, on any error,
 or when fewer than 90% of the mutants run are killed.
 
-Environment (set by the Makefile): MUT_CC, MUT_CFLAGS, MUT_LDFLAGS,
+Environment (set by the Makefile): MUT_CC, MUT_CFLAGS, MUT_LDFLAGS, MUT_RB_TEXT,
 MUT_OBJS (the test program's objects but rb_wrap.o), MUT_WRAP (rb_wrap.c),
 MUT_SRC (ring_buffer.c), MUT_WORK (a directory of ours), MUT_CORPUS.
 """
@@ -205,6 +205,10 @@ class Runner:
                                        self.wrap, '-o', obj]
         r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                            text=True)
+        if r.returncode == 0 and os.environ.get('MUT_RB_TEXT'):
+            r = subprocess.run(shlex.split(os.environ['MUT_RB_TEXT']) + [obj],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               text=True)
         if r.returncode == 0:
             r = subprocess.run(self.cc + self.cflags + self.ldflags +
                                ['-o', prog, obj] + self.objs + ['-lm'],

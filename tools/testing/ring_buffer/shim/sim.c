@@ -790,6 +790,28 @@ static __thread void (*sim_step_fn)(void);
 static __thread int sim_step_child;
 static __thread long sim_step_points, sim_step_first_bad, sim_step_tolerated;
 static __thread int sim_step_status, sim_step_tolerate;
+static __thread long sim_step_steps;
+
+/*
+ * The Makefile renames rb_wrap.o's .text (the file under test and the
+ * inline kernel primitives of rb_kernel.h) to rb_text.  An interrupt only
+ * lands there: one inside a shim function, a test function or libc (a
+ * memcpy of a payload, say) finds the same state as one at the call or at
+ * the return in the file under test.  RB_SWEEP_EVERY=1 takes every
+ * instruction; without the section (another build) so does the sweep.
+ */
+extern const char __start_rb_text[] __attribute__((weak));
+extern const char __stop_rb_text[] __attribute__((weak));
+
+static int sim_step_every = -1;
+
+static bool sim_step_here(const ucontext_t *uc)
+{
+	unsigned long ip = uc->uc_mcontext.gregs[REG_RIP];
+
+	return sim_step_every || (ip >= (unsigned long)__start_rb_text &&
+				  ip < (unsigned long)__stop_rb_text);
+}
 
 /*
  * Every instruction: fork.  The child stops stepping and takes the
@@ -805,6 +827,9 @@ static void sim_on_trap(int sig, siginfo_t *si, void *ucp)
 	(void)sig;
 	(void)si;
 	if (!fn)
+		return;
+	sim_step_steps++;
+	if (!sim_step_here(uc))
 		return;
 	pid = fork();
 	if (pid == 0) {
@@ -840,8 +865,14 @@ int sim_step_sweep(void (*fn)(void), int tolerate)
 		sigaction(SIGTRAP, &sa, NULL);
 		done = 1;
 	}
+	if (sim_step_every < 0) {
+		const char *e = getenv("RB_SWEEP_EVERY");
+
+		sim_step_every = (e && *e == '1') || !__start_rb_text;
+	}
 	fflush(NULL);
 	sim_step_points = 0;
+	sim_step_steps = 0;
 	sim_step_first_bad = 0;
 	sim_step_tolerated = 0;
 	sim_step_tolerate = tolerate;
@@ -865,6 +896,8 @@ long sim_step_results(long *first_bad, int *status, long *tolerated)
 	*first_bad = sim_step_first_bad;
 	*status = sim_step_status;
 	*tolerated = sim_step_tolerated;
+	fprintf(stdout, "# sweep: %ld instructions stepped, %ld interrupt points in rb_text\n",
+		sim_step_steps, sim_step_points);
 	return sim_step_points;
 }
 #else

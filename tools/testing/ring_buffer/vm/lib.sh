@@ -122,12 +122,18 @@ qemu_pkg() {
 #   K_PERSIST    1: make test runs persist.sh's two-boot checks on it (the
 #                debug kernel only: once per arch, with KASAN watching the
 #                validator of the previous boot's range)
+#   K_CHECKS     the guest checks make test's boot runs (rbtest.checks=),
+#                empty for all of them.  The normal x86_64 kernel runs those
+#                whose outcome depends on speed (event rates, a reader racing
+#                writers); the debug kernel runs every check, the same
+#                assertions with KASAN and lockdep watching.
 flavour_setup() {
 	local c=$VM_DIR/config
 	K_CROSS='' K_TARGET=bzImage K_IMAGE=arch/x86/boot/bzImage K_PKGS=()
-	K_STARTUP=1 K_PERSIST=0
+	K_STARTUP=1 K_PERSIST=0 K_CHECKS=
 	case $1 in
 	normal) K_ARCH=x86_64 K_OBJ_SUFFIX=''
+		K_CHECKS=function_tracer,cpu_hotplug,tracecmd_record,tracecmd_vs_trace,benchmark
 		K_FRAGS=("$c/base.config" "$c/x86.config" "$c/persist.config") ;;
 	debug) K_ARCH=x86_64 K_OBJ_SUFFIX=-debug K_STARTUP=0 K_PERSIST=1
 		K_FRAGS=("$c/base.config" "$c/x86.config" "$c/persist.config" "$c/debug.config") ;;

@@ -297,10 +297,12 @@ boot_check() {
 	debug) tmo=${TIMEOUT_DEBUG:-1200} ;;
 	*) tmo=${TIMEOUT:-900} ;;
 	esac
-	local nostartup=()
+	local nostartup=() append=${APPEND:-}
 	[ "$K_STARTUP" = 1 ] || nostartup=(--no-startup)
+	# APPEND's own rbtest.checks= comes later on the command line and wins.
+	[ -n "$K_CHECKS" ] && append="rbtest.checks=$K_CHECKS $append"
 	set +e
-	STARTUP_TESTS=$K_STARTUP GUEST_ARCH=$arch TIMEOUT=$tmo \
+	APPEND=$append STARTUP_TESTS=$K_STARTUP GUEST_ARCH=$arch TIMEOUT=$tmo \
 		bash "$VM_DIR/run-qemu.sh" test "$obj/$K_IMAGE" \
 		"$(initrd_of "$arch")" "$out/$name"
 	rc=$?
