@@ -221,6 +221,7 @@ struct rb_cpu {
 	unsigned long		read;
 	unsigned long		lost_seen;	/* overrun already reported */
 	unsigned long		lost_mark;	/* overrun when rd.seq began */
+	unsigned long		dump_seen;	/* overrun the dump reported */
 	struct rb_cursor	dump;		/* see rb_dump_look() */
 	/* User mappings, under buffer->mutex. */
 	struct trace_buffer_meta *meta;
@@ -1686,6 +1687,8 @@ rb_dump_look(struct trace_buffer *buffer, struct rb_cpu *cb, u64 *ts)
 	if (!(was & RB_DUMPED)) {
 		/* data_race: the lock holder may be moving the reader. */
 		rb_cur_start(cur, data_race(cb->rd.seq));
+		/* The loss the reader has not reported goes with our first. */
+		cb->dump_seen = data_race(cb->lost_seen);
 		/* data_race: a torn start is bounded by rb_dump_page(). */
 		if (data_race(cb->rd.own)) {
 			cur->off = data_race(cb->rd.off); /* as rd.own */
@@ -1758,8 +1761,13 @@ rb_read_one(struct trace_buffer *buffer, int cpu, u64 *ts,
 	locked = rb_lock(cb, &flags);
 	if (unlikely(!locked)) {
 		ev = rb_dump_look(buffer, cb, &t);
-		if (ev && consume)
+		/* Recording is off: only a writer still in flight moves overrun. */
+		if (ev && lost_events)
+			*lost_events = local_read(&cb->overrun) - cb->dump_seen;
+		if (ev && consume) {
+			cb->dump_seen = local_read(&cb->overrun);
 			rb_cur_pass(&cb->dump, t);
+		}
 	} else {
 		ev = rb_rd_look(buffer, cb, &t);
 		/* A consume takes the loss even when the caller has no use for it. */
@@ -3486,13 +3494,15 @@ static void rb_reorder_free(struct rb_reorder *ro, unsigned int order)
 static void rb_reorder_cpu(struct rb_cpu *cb, unsigned int order,
 			   struct rb_reorder *ro)
 {
-	unsigned long committed, overrun, commit_overrun, read;
+	unsigned long committed, overrun, commit_overrun, read, unreported;
 	unsigned int old_order = cb->order;
 
 	rb_hold_writers(cb);
 	raw_spin_lock_irq(&cb->reader_lock);
 	committed = local_read(&cb->committed);
 	overrun = local_read(&cb->overrun);
+	/* Overwritten before the change, not reported yet. */
+	unreported = overrun - cb->lost_seen;
 	commit_overrun = local_read(&cb->commit_overrun);
 	read = cb->read;
 	/* The events not read yet are thrown away: they count as overrun. */
@@ -3509,7 +3519,8 @@ static void rb_reorder_cpu(struct rb_cpu *cb, unsigned int order,
 	local_set(&cb->overrun, overrun);
 	local_set(&cb->commit_overrun, commit_overrun);
 	cb->read = read;
-	cb->lost_seen = overrun;
+	/* The loss not reported yet goes with the first event after it. */
+	cb->lost_seen = overrun - unreported;
 	cb->lost_mark = overrun;
 	raw_spin_unlock_irq(&cb->reader_lock);
 	rb_release_writers(cb);

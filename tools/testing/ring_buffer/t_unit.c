@@ -232,6 +232,78 @@ static int test_overwrite_lost(void)
 	return 0;
 }
 
+/* Fill a 4-page ring in overwrite mode with events 0..1999 at stamps 100 + i. */
+static struct trace_buffer *t_lapped(void)
+{
+	struct trace_buffer *b = t_alloc(4 * PAGE_SIZE, RB_FL_OVERWRITE);
+
+	for (int i = 0; b && i < 2000; i++) {
+		t_clock_set(100 + i);
+		if (t_write(b, 60, i))
+			return NULL;
+	}
+	return b;
+}
+
+/*
+ * A sub-buffer order change keeps the loss not reported yet, announced by
+ * a peek or not: it comes with the next event (the unread events the
+ * change throws away are not counted, see unit_subbuf_order).
+ */
+static int test_order_change_keeps_loss(void)
+{
+	for (int peek = 0; peek < 2; peek++) {
+		struct trace_buffer *b = t_lapped();
+		unsigned long lost = 12345, over;
+
+		T_ASSERT(b);
+		over = ring_buffer_overrun_cpu(b, 0);
+		T_ASSERT(over > 0);
+		if (peek) {
+			T_ASSERT(ring_buffer_peek(b, 0, NULL, &lost));
+			T_EQ(lost, over);
+		}
+		T_EQ(ring_buffer_subbuf_order_set(b, 1), 0);
+		T_EQ(t_write(b, 60, 2000), 0);
+		if (t_consume_check(b, 0, 60, 2000, (u64)-1, over))
+			T_FAIL("the loss before the order change (peek %d)", peek);
+		ring_buffer_free(b);
+	}
+	return 0;
+}
+
+/* The dump of an NMI that finds the reader lock held reports the loss too. */
+static int test_dump_reports_loss(void)
+{
+	struct trace_buffer *b = t_lapped();
+	unsigned long lost = 12345, plost = 12345, over, flags;
+	struct ring_buffer_event *e;
+	raw_spinlock_t *lock;
+	u64 ts = 0;
+
+#ifdef RB_CFG_WEAK
+	T_SKIP("an NMI reads nothing where 64-bit atomics are not NMI-safe");
+#endif
+	T_ASSERT(b);
+	over = ring_buffer_overrun_cpu(b, 0);
+	lock = t_reader_lock(b, 0);
+	raw_spin_lock_irqsave(lock, flags);
+	t_enter(NMI_OFFSET + HARDIRQ_OFFSET);
+	T_ASSERT(ring_buffer_peek(b, 0, NULL, &plost));
+	e = ring_buffer_consume(b, 0, &ts, &lost);
+	T_ASSERT(e && ts == 100 + over);
+	T_ASSERT(t_check(ring_buffer_event_data(e), 60, over));
+	T_EQ(plost, over);
+	T_EQ(lost, over);
+	/* once */
+	T_ASSERT(ring_buffer_consume(b, 0, NULL, &lost));
+	T_EQ(lost, 0);
+	t_leave(NMI_OFFSET + HARDIRQ_OFFSET);
+	raw_spin_unlock_irqrestore(lock, flags);
+	ring_buffer_free(b);
+	return 0;
+}
+
 /* Producer/consumer mode: the newest writes fail, nothing is lost. */
 static int test_no_overwrite(void)
 {
@@ -2927,6 +2999,8 @@ const struct rb_case rb_unit_cases[] = {
 	{ "unit_event_sizes", test_event_sizes },
 	{ "unit_peek", test_peek },
 	{ "unit_overwrite_lost_events", test_overwrite_lost },
+	{ "unit_order_change_keeps_loss", test_order_change_keeps_loss },
+	{ "unit_dump_reports_loss", test_dump_reports_loss },
 	{ "unit_producer_consumer_full", test_no_overwrite },
 	{ "unit_reserve_commit_discard", test_reserve_commit_discard },
 	{ "unit_recursion_and_nesting", test_recursion_nesting },
