@@ -299,6 +299,7 @@ struct trace_buffer {
 	unsigned long		range_pages;	/* pages per CPU */
 	bool			range_valid;	/* header of a previous boot */
 	bool			range_kept;	/* some CPU kept its events */
+	bool			range_boot;	/* the deltas below are chosen */
 	long			text_delta;
 	long			data_delta;
 	struct notifier_block	flush_nb;
@@ -364,6 +365,9 @@ struct rb_range_cpu {
 	u32			cpu;
 	local64_t		head;		/* oldest sub-buffer kept */
 	u64			rd;		/* first one not wholly read */
+	/* _text and _sdata of the boot whose events the part holds */
+	u64			text_addr;
+	u64			data_addr;
 	u64			seq[];
 };
 
@@ -2529,6 +2533,10 @@ static void rb_cpu_clear(struct rb_cpu *cb, u64 base)
 		/* What lies before base is gone, also for the next boot. */
 		rb_range_head(cb, base);
 		WRITE_ONCE(cb->pm->rd, base);
+		/* Only then: the part's events are this boot's from here. */
+		barrier();
+		cb->pm->text_addr = (unsigned long)_text;
+		cb->pm->data_addr = (unsigned long)_sdata;
 	}
 	rb_cpu_restart(cb, rb_mkpos(cb, base, 0), base);
 }
@@ -2573,8 +2581,6 @@ struct rb_range_hdr {
 	u32			subbuf_size;
 	u32			nr_cpus;
 	u64			pages;		/* per CPU */
-	u64			text_addr;	/* of the boot that wrote it */
-	u64			data_addr;
 };
 
 /* Changes whenever the layout of the range does. */
@@ -2635,19 +2641,13 @@ static int rb_range_setup(struct trace_buffer *buffer, unsigned long start,
 			      hdr->layout == RB_RANGE_LAYOUT &&
 			      hdr->subbuf_size == 1UL << shift &&
 			      hdr->nr_cpus == nr_cpu_ids && hdr->pages == n;
-	if (buffer->range_valid) {
-		buffer->text_delta = (unsigned long)_text - hdr->text_addr;
-		buffer->data_delta = (unsigned long)_sdata - hdr->data_addr;
-	} else {
+	if (!buffer->range_valid)
 		rb_range_forget(buffer);
-	}
 	hdr->magic = RB_RANGE_MAGIC;
 	hdr->layout = RB_RANGE_LAYOUT;
 	hdr->subbuf_size = 1UL << shift;
 	hdr->nr_cpus = nr_cpu_ids;
 	hdr->pages = n;
-	hdr->text_addr = (unsigned long)_text;
-	hdr->data_addr = (unsigned long)_sdata;
 	return 0;
 }
 
@@ -2689,6 +2689,27 @@ static const char *rb_range_subbuf(struct rb_cpu *cb, struct rb_subbuf *sb)
 		}
 	}
 	sb->end = len;
+	return NULL;
+}
+
+/*
+ * trace.c relocates every kept event by one delta: the first CPU found
+ * with events chooses the boot, and a CPU whose events another boot wrote
+ * (it was offline when that boot reset the others) starts empty.
+ */
+static const char *rb_range_boot(struct trace_buffer *buffer,
+				 struct rb_range_cpu *pm)
+{
+	long text = (unsigned long)_text - pm->text_addr;
+	long data = (unsigned long)_sdata - pm->data_addr;
+
+	if (!buffer->range_boot) {
+		buffer->range_boot = true;
+		buffer->text_delta = text;
+		buffer->data_delta = data;
+	}
+	if (text != buffer->text_delta || data != buffer->data_delta)
+		return "events of another boot than the other CPUs'";
 	return NULL;
 }
 
@@ -2745,7 +2766,7 @@ static const char *rb_range_check(struct trace_buffer *buffer,
 		if (why)
 			return why;
 	}
-	return NULL;
+	return rb_range_boot(buffer, pm);
 }
 
 /*

@@ -11,6 +11,8 @@
 #include "rb_test.h"
 
 #define A_NCPU 4		/* sim_init(4): nr_cpu_ids */
+/* A CPU's part of a range: magic, cpu, head, rd, text, data, then seq[] */
+#define A_PM_BYTES 40
 
 static struct trace_buffer *a_alloc(unsigned long size, unsigned int flags)
 {
@@ -73,7 +75,7 @@ static void a_layout(const struct t_area *a, unsigned long *part, unsigned long 
 {
 	*part = ((a->size - PAGE_SIZE) / A_NCPU) / PAGE_SIZE * PAGE_SIZE;
 	for (*n = *part / PAGE_SIZE; *n >= 3; (*n)--) {
-		unsigned long hdr = (24 + *n * 8 + PAGE_SIZE - 1) / PAGE_SIZE * PAGE_SIZE;
+		unsigned long hdr = (A_PM_BYTES + *n * 8 + PAGE_SIZE - 1) / PAGE_SIZE * PAGE_SIZE;
 
 		if (hdr + *n * PAGE_SIZE <= *part)
 			break;
@@ -113,8 +115,8 @@ static int attack_range_kept_after_reject(void)
 
 	{
 		u8 *pm = a.start + PAGE_SIZE + 1 * part;
-		u64 *seqs = (u64 *)(pm + 24);
-		u8 *pages = pm + (24 + n * 8 + PAGE_SIZE - 1) / PAGE_SIZE * PAGE_SIZE;
+		u64 *seqs = (u64 *)(pm + A_PM_BYTES);
+		u8 *pages = pm + (A_PM_BYTES + n * 8 + PAGE_SIZE - 1) / PAGE_SIZE * PAGE_SIZE;
 
 		for (i = 0; i < n; i++) {
 			if (seqs[i] != ~0ULL) {
@@ -162,14 +164,14 @@ static u8 *a_part_page(const struct t_area *a, int cpu, unsigned long i,
 {
 	u8 *pm = a->start + PAGE_SIZE + cpu * part;
 
-	return pm + (24 + n * 8 + PAGE_SIZE - 1) / PAGE_SIZE * PAGE_SIZE + i * PAGE_SIZE;
+	return pm + (A_PM_BYTES + n * 8 + PAGE_SIZE - 1) / PAGE_SIZE * PAGE_SIZE + i * PAGE_SIZE;
 }
 
 /* Index of the page of @cpu's part holding sub-buffer @seq, or -1. */
 static long a_part_find(const struct t_area *a, int cpu, u64 seq, unsigned long part,
 			unsigned long n)
 {
-	const u64 *seqs = (const u64 *)(a->start + PAGE_SIZE + cpu * part + 24);
+	const u64 *seqs = (const u64 *)(a->start + PAGE_SIZE + cpu * part + A_PM_BYTES);
 
 	for (unsigned long i = 0; i < n; i++)
 		if (seqs[i] == seq)
