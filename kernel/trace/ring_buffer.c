@@ -2533,7 +2533,11 @@ static void rb_cpu_clear(struct rb_cpu *cb, u64 base)
 		/* What lies before base is gone, also for the next boot. */
 		rb_range_head(cb, base);
 		WRITE_ONCE(cb->pm->rd, base);
-		/* Only then: the part's events are this boot's from here. */
+		/*
+		 * Then the addresses: a crash between keeps no event under
+		 * this boot's.  Store order only, as for magic in
+		 * rb_range_fresh(); the next boot's rb_range_boot() reads them.
+		 */
 		barrier();
 		cb->pm->text_addr = (unsigned long)_text;
 		cb->pm->data_addr = (unsigned long)_sdata;
