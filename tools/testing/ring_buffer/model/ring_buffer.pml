@@ -115,8 +115,9 @@
  *    `local64_set(&cb->pushed)`: only the iterator's loss accounting
  *    reads it, which is not modelled.
  *  rb_page_commits() `sb->page`, `sb->page#2`; rb_rd_move()
- *    `WRITE_ONCE(cb->pm->rd)`; rb_cpu_clear() `WRITE_ONCE(cb->pm->rd)`:
- *    a persistent range's records (cb->pm is NULL in the model).
+ *    `WRITE_ONCE(cb->pm->rd)`; rb_cpu_clear() `WRITE_ONCE(cb->pm->rd)`,
+ *    `barrier()`: a persistent range's records (cb->pm is NULL in the
+ *    model).
  *  rb_cur_event() `atomic_or(&buffer->record_disabled)`: the RB_WARN
  *    path, an assertion (p_torn) in the model.
  *  rb_map_next() `local_read(&rd->copy->commit)`,
@@ -135,10 +136,12 @@
  *    `READ_ONCE(per_cpu_ptr(buffer->slots,cpu)->cb)`: the CPU's ring
  *    exists from the start.
  *  rb_lock() `atomic_read(&cb->record_disabled)`; rb_dump_look()
- *    `atomic_fetch_or(&cb->record_disabled)`, `cb->rd.seq`, `cb->rd.own`,
+ *    `atomic_fetch_or(&cb->record_disabled)`, `cb->rd.seq`, `cb->lost_seen`,
+ *    `cb->rd.own`,
  *    `cb->rd.off`, `cb->rd.ts`; rb_dump_page() `local64_read(&cb->commit)`,
  *    `smp_rmb()`, `atomic_long_read(&sb->tag)`, `atomic64_read(&cb->head)`,
- *    `cb->rd.seq`, `READ_ONCE(sb->page)`, `READ_ONCE(sb->end)`, `cur->copy->time_stamp`:
+ *    `cb->rd.seq`, `READ_ONCE(sb->page)`, `READ_ONCE(sb->end)`, `cur->copy->time_stamp`;
+ *    rb_read_one() `local_read(&cb->overrun)`, `local_read(&cb->overrun)#2`:
  *    an NMI reader that cannot take the lock reads in place, with a cursor
  *    of its own, and switches the CPU's writers off; the model's reader is
  *    never in an NMI.
