@@ -222,6 +222,7 @@ struct rb_cpu {
 	unsigned long		lost_seen;	/* overrun already reported */
 	unsigned long		lost_mark;	/* overrun when rd.seq began */
 	unsigned long		dump_seen;	/* overrun the dump reported */
+	unsigned long		dump_mark;	/* overrun when dump.seq began */
 	struct rb_cursor	dump;		/* see rb_dump_look() */
 	/* User mappings, under buffer->mutex. */
 	struct trace_buffer_meta *meta;
@@ -1641,6 +1642,20 @@ static bool rb_dump_page(struct rb_cpu *cb, struct rb_cursor *cur)
 	if (cseq != cur->seq && !rb_seq_before(cur->seq, cseq))
 		return false;
 	cur->done = cseq != cur->seq;
+	/*
+	 * The reader's own page holds the rest of its sub-buffer, also once
+	 * the writer has reused the slot.  data_race: the lock holder is
+	 * stopped or under us.
+	 */
+	if (data_race(cb->rd.own) && data_race(cb->rd.seq) == cur->seq) {
+		cur->copy = data_race(cb->rd.copy); /* as rd.own */
+		cur->len = min_t(unsigned long, cur->done ?
+				 local_read(&cur->copy->commit) & RB_COMMIT_MASK :
+				 rb_poff(cb, commit), cb->cap);
+		if (!cur->off)
+			cur->ts = cur->copy->time_stamp;
+		return true;
+	}
 	tag = atomic_long_read(&sb->tag);
 	/* Pushed out and reused: go on at the head. */
 	if ((tag & ~RB_TAKEN) != rb_tag(cur->seq)) {
@@ -1691,8 +1706,9 @@ rb_dump_look(struct trace_buffer *buffer, struct rb_cpu *cb, u64 *ts)
 	if (!(was & RB_DUMPED)) {
 		/* data_race: the lock holder may be moving the reader. */
 		rb_cur_start(cur, data_race(cb->rd.seq));
-		/* The loss the reader has not reported goes with our first. */
-		cb->dump_seen = data_race(cb->lost_seen);
+		/* The reader's loss accounting, where the reader stands. */
+		cb->dump_seen = data_race(cb->lost_seen); /* as rd.seq */
+		cb->dump_mark = data_race(cb->lost_mark); /* as rd.seq */
 		/* data_race: a torn start is bounded by rb_dump_page(). */
 		if (data_race(cb->rd.own)) {
 			cur->off = data_race(cb->rd.off); /* as rd.own */
@@ -1714,6 +1730,8 @@ rb_dump_look(struct trace_buffer *buffer, struct rb_cpu *cb, u64 *ts)
 		if (ev || !cur->done)
 			return ev;
 		rb_cur_start(cur, cur->seq + 1);
+		/* Lost so far: reported with the first event from here on. */
+		cb->dump_mark = local_read(&cb->overrun);
 	}
 	return NULL;
 }
@@ -1765,11 +1783,10 @@ rb_read_one(struct trace_buffer *buffer, int cpu, u64 *ts,
 	locked = rb_lock(cb, &flags);
 	if (unlikely(!locked)) {
 		ev = rb_dump_look(buffer, cb, &t);
-		/* Recording is off: only a writer still in flight moves overrun. */
 		if (ev && lost_events)
-			*lost_events = local_read(&cb->overrun) - cb->dump_seen;
+			*lost_events = cb->dump_mark - cb->dump_seen;
 		if (ev && consume) {
-			cb->dump_seen = local_read(&cb->overrun);
+			cb->dump_seen = cb->dump_mark;
 			rb_cur_pass(&cb->dump, t);
 		}
 	} else {
@@ -3394,6 +3411,17 @@ static void rb_reset_mask(struct trace_buffer *buffer,
 		rb_reset_one(cb);
 		rb_release_writers(cb);
 	}
+	/*
+	 * A CPU of @mask not up yet has its part of a range still to
+	 * attach: forget it, or it would bring back the events this reset
+	 * clears (trace.c resets a last boot's buffer before writing).
+	 * trace_rb_cpu_prepare() attaches under the mutex we hold.
+	 */
+	for_each_cpu(cpu, mask) {
+		if (!buffer->range_start || cpumask_test_cpu(cpu, buffer->cpumask))
+			continue;
+		WRITE_ONCE(rb_range_part(buffer, cpu)->magic, 0);
+	}
 	mutex_unlock(&buffer->mutex);
 }
 
@@ -4365,12 +4393,14 @@ EXPORT_SYMBOL_GPL(__ring_buffer_alloc_range);
  *
  * Context: Any context.
  * Return: true when @buffer kept events of a previous boot and the kernel
- * text moved; false otherwise (then @text and @data are left alone).
+ * text or data moved; false otherwise (then @text and @data are left
+ * alone).
  */
 bool ring_buffer_last_boot_delta(struct trace_buffer *buffer, long *text,
 				 long *data)
 {
-	if (!buffer || !buffer->range_kept || !buffer->text_delta)
+	if (!buffer || !buffer->range_kept ||
+	    (!buffer->text_delta && !buffer->data_delta))
 		return false;
 	*text = buffer->text_delta;
 	*data = buffer->data_delta;

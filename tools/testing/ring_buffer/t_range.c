@@ -674,6 +674,111 @@ static int test_range_kaslr_two_boots(void)
 #endif
 }
 
+/*
+ * trace.c resets a buffer of a moved kernel before writing (its
+ * update_last_data(): ring_buffer_reset(), "even for those that may
+ * currently be offline").  6.12 allocates boot instances while CPU 0 is
+ * the only one up: a CPU that comes up after the reset must not bring
+ * back the older boot's events, nor keep its addresses under this boot's.
+ */
+static int test_range_kaslr_late_cpu(void)
+{
+#ifdef RB_STOCK
+	T_SKIP("6.12 stores the addresses of its own static symbols, which the harness cannot move");
+#else
+	char *text0 = sim_text, *data0 = sim_sdata;
+	const long m = 0x1000000;
+	struct trace_buffer *b;
+	struct t_area a;
+	int ret = 0, c;
+	long delta;
+
+	T_ASSERT(!t_area_get(&a, T_NCPU * 6));
+	b = t_boot_at(&a, text0, data0, 0, &delta);
+	T_ASSERT(b);
+	T_EQ(t_put(b, 32, 100000), 0);
+	sim_bind(1);
+	T_EQ(t_put(b, 32, 100001), 0);
+	sim_bind(0);
+	ring_buffer_free(b);
+	for (c = 1; c < T_NCPU; c++)
+		sim_cpu_down(c);
+	b = t_boot_at(&a, text0, data0, m, &delta);
+	T_ASSERT(b);
+	T_EQ(delta, m);
+	ring_buffer_reset(b);
+	for (c = 1; c < T_NCPU; c++)
+		T_EQ(sim_cpu_up(c), 0);
+	if (ring_buffer_entries_cpu(b, 1))
+		ret |= 1;
+	sim_bind(1);
+	T_EQ(t_put(b, 32, 200000), 0);
+	sim_bind(0);
+	ring_buffer_free(b);
+	/* the next boot: B's one event on CPU 1, relocated from B */
+	b = t_boot_at(&a, text0, data0, 3 * m, &delta);
+	T_ASSERT(b);
+	if (delta != 2 * m || ring_buffer_entries_cpu(b, 1) != 1 ||
+	    ring_buffer_entries_cpu(b, 0))
+		ret |= 2;
+	if (ret)
+		printf("# failed steps %#x: delta %#lx, CPU 0 %lu event(s), CPU 1 %lu\n", ret,
+		       delta, ring_buffer_entries_cpu(b, 0), ring_buffer_entries_cpu(b, 1));
+	ring_buffer_free(b);
+	sim_text = text0;
+	sim_sdata = data0;
+	t_area_put(&a);
+	return ret;
+#endif
+}
+
+/*
+ * Only the data moved (another image at the same _text): the delta is
+ * reported all the same, so that trace.c resets before it writes, and the
+ * next boot relocates the new events from the boot that wrote them.
+ */
+static int test_range_kaslr_data_only(void)
+{
+#ifdef RB_STOCK
+	T_SKIP("6.12 stores the addresses of its own static symbols, which the harness cannot move");
+#else
+	char *text0 = sim_text, *data0 = sim_sdata;
+	long text = 0, data = 0, delta;
+	struct trace_buffer *b;
+	struct t_area a;
+	int ret = 0;
+
+	T_ASSERT(!t_area_get(&a, T_NCPU * 6));
+	b = t_boot_at(&a, text0, data0, 0, &delta);
+	T_ASSERT(b);
+	T_EQ(t_put(b, 32, 100000), 0);
+	ring_buffer_free(b);
+	sim_sdata = data0 + 0x3000;
+	b = t_boot(&a, RB_FL_OVERWRITE);
+	T_ASSERT(b);
+	if (!ring_buffer_last_boot_delta(b, &text, &data) || text || data != 0x3000)
+		ret |= 1;
+	else
+		ring_buffer_reset(b);	/* as trace.c's update_last_data() */
+	T_EQ(t_put(b, 32, 200000), 0);
+	ring_buffer_free(b);
+	b = t_boot_at(&a, text0, data0, 0x1000000, &delta);
+	T_ASSERT(b);
+	text = data = 0;
+	ring_buffer_last_boot_delta(b, &text, &data);
+	if (ring_buffer_entries_cpu(b, 0) != 1 || text != 0x1000000 || data != 0x1000000 - 0x3000)
+		ret |= 2;
+	if (ret)
+		printf("# failed steps %#x: %lu event(s), deltas %#lx %#lx\n", ret,
+		       ring_buffer_entries_cpu(b, 0), text, data);
+	ring_buffer_free(b);
+	sim_text = text0;
+	sim_sdata = data0;
+	t_area_put(&a);
+	return ret;
+#endif
+}
+
 /* ------------------------------------------------------------------ */
 static int test_range_kaslr(void)
 {
@@ -2149,6 +2254,8 @@ const struct rb_case rb_range_cases[] = {
 	{ "range_crash_sweep", test_range_crash_sweep },
 	{ "range_crash_sweep_irq", test_range_crash_sweep_irq },
 	{ "range_kaslr_two_boots", test_range_kaslr_two_boots },
+	{ "range_kaslr_late_cpu", test_range_kaslr_late_cpu },
+	{ "range_kaslr_data_only", test_range_kaslr_data_only },
 	{ "range_basic", test_range_basic },
 	{ "range_busy", test_range_busy },
 	{ "range_kaslr", test_range_kaslr },
