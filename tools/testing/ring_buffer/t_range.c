@@ -599,6 +599,14 @@ static int test_range_offline_parts(void)
 	return 0;
 }
 
+/* Put the text and data back where they started; give @a back. */
+static void t_unmove(struct t_area *a, char *text0, char *data0)
+{
+	sim_text = text0;
+	sim_sdata = data0;
+	t_area_put(a);
+}
+
 /* Boot over @a with the text and data @shift above where they started. */
 static struct trace_buffer *t_boot_at(struct t_area *a, char *text0, char *data0, long shift,
 				      long *delta)
@@ -667,9 +675,7 @@ static int test_range_kaslr_two_boots(void)
 		ring_buffer_free(b);
 	if (ret)
 		printf("# failed steps %#x (delta at the last boot %#lx)\n", ret, delta);
-	sim_text = text0;
-	sim_sdata = data0;
-	t_area_put(&a);
+	t_unmove(&a, text0, data0);
 	return !!ret;
 #endif
 }
@@ -725,9 +731,7 @@ static int test_range_kaslr_late_cpu(void)
 		printf("# failed steps %#x: delta %#lx, CPU 0 %lu event(s), CPU 1 %lu\n", ret,
 		       delta, ring_buffer_entries_cpu(b, 0), ring_buffer_entries_cpu(b, 1));
 	ring_buffer_free(b);
-	sim_text = text0;
-	sim_sdata = data0;
-	t_area_put(&a);
+	t_unmove(&a, text0, data0);
 	return ret;
 #endif
 }
@@ -772,9 +776,7 @@ static int test_range_kaslr_data_only(void)
 		printf("# failed steps %#x: %lu event(s), deltas %#lx %#lx\n", ret,
 		       ring_buffer_entries_cpu(b, 0), text, data);
 	ring_buffer_free(b);
-	sim_text = text0;
-	sim_sdata = data0;
-	t_area_put(&a);
+	t_unmove(&a, text0, data0);
 	return ret;
 #endif
 }
@@ -840,9 +842,7 @@ static int test_range_kaslr(void)
 	if (b)
 		ring_buffer_free(b);
 out:
-	sim_text = text0;
-	sim_sdata = data0;
-	t_area_put(&a);
+	t_unmove(&a, text0, data0);
 	return ret;
 #endif
 }
