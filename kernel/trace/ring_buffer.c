@@ -1636,7 +1636,7 @@ static bool rb_dump_page(struct rb_cpu *cb, struct rb_cursor *cur)
 	struct rb_subbuf *sb = rb_slot_of(cb, cur->seq);
 	u64 commit = local64_read(&cb->commit);
 	u64 cseq = rb_pseq(cb, commit);
-	unsigned long tag;
+	unsigned long tag, end;
 
 	smp_rmb();	/* pairs with the smp_wmb() in rb_end_commit() */
 	if (cseq != cur->seq && !rb_seq_before(cur->seq, cseq))
@@ -1649,12 +1649,8 @@ static bool rb_dump_page(struct rb_cpu *cb, struct rb_cursor *cur)
 	 */
 	if (data_race(cb->rd.own) && data_race(cb->rd.seq) == cur->seq) {
 		cur->copy = data_race(cb->rd.copy); /* as rd.own */
-		cur->len = min_t(unsigned long, cur->done ?
-				 local_read(&cur->copy->commit) & RB_COMMIT_MASK :
-				 rb_poff(cb, commit), cb->cap);
-		if (!cur->off)
-			cur->ts = cur->copy->time_stamp;
-		return true;
+		end = local_read(&cur->copy->commit) & RB_COMMIT_MASK;
+		goto found;
 	}
 	tag = atomic_long_read(&sb->tag);
 	/* Pushed out and reused: go on at the head. */
@@ -1679,8 +1675,10 @@ static bool rb_dump_page(struct rb_cpu *cb, struct rb_cursor *cur)
 		return true;
 	}
 	cur->copy = READ_ONCE(sb->page);
-	cur->len = min(cur->done ? READ_ONCE(sb->end) : rb_poff(cb, commit),
-		       cb->cap);
+	end = READ_ONCE(sb->end);
+found:
+	cur->len = min_t(unsigned long, cur->done ? end : rb_poff(cb, commit),
+			 cb->cap);
 	if (!cur->off)
 		cur->ts = cur->copy->time_stamp;
 	return true;

@@ -141,8 +141,7 @@
  *    `cb->rd.off`, `cb->rd.ts`; rb_dump_page() `local64_read(&cb->commit)`,
  *    `smp_rmb()`, `atomic_long_read(&sb->tag)`, `atomic64_read(&cb->head)`,
  *    `cb->rd.seq`, `READ_ONCE(sb->page)`, `READ_ONCE(sb->end)`, `cur->copy->time_stamp`,
- *    `cb->rd.own`, `cb->rd.copy`, `local_read(&cur->copy->commit)`, `cb->rd.seq#2`,
- *    `cur->copy->time_stamp#2`:
+ *    `cb->rd.own`, `cb->rd.copy`, `local_read(&cur->copy->commit)`, `cb->rd.seq#2`:
  *    an NMI reader that cannot take the lock reads in place, with a cursor
  *    of its own, and switches the CPU's writers off; the model's reader is
  *    never in an NMI.
