@@ -162,11 +162,14 @@ struct rb_subbuf {
 	unsigned int		end;		/* data bytes, once left */
 	unsigned int		id;		/* page's place in a user mapping */
 	unsigned int		next_id;
+	u64			gap;		/* see rb_range_salvage() */
 };
 
 #define RB_TAKEN		1UL
 /* Bytes of data in a commit word (the rest are the lost-events flags). */
 #define RB_COMMIT_MASK		(RB_SUBBUF_MAX - 1)
+/* Events were lost, how many is not known: "[LOST EVENTS]" in ftrace. */
+#define RB_LOST_UNKNOWN		(~0UL)
 /* rd_total before the reader asked, and when it cannot be told. */
 #define RB_TOTAL_ASK		(-1L)
 #define RB_TOTAL_LOST		(-2L)
@@ -221,6 +224,7 @@ struct rb_cpu {
 	unsigned long		read;
 	unsigned long		lost_seen;	/* overrun already reported */
 	unsigned long		lost_mark;	/* overrun when rd.seq began */
+	bool			rd_gap;		/* and a salvage loss, see gap */
 	unsigned long		dump_seen;	/* overrun the dump reported */
 	unsigned long		dump_mark;	/* overrun when dump.seq began */
 	struct rb_cursor	dump;		/* see rb_dump_look() */
@@ -355,6 +359,16 @@ static u32 rb_mod(u64 seq, unsigned long nr)
 static struct rb_subbuf *rb_slot_of(struct rb_cpu *cb, u64 seq)
 {
 	return &cb->subbufs[rb_mod(seq, cb->nr)];
+}
+
+/*
+ * Did the previous boot of a persistent buffer lose events just before
+ * sub-buffer @seq?  Set at attach only (the geometry of a persistent
+ * buffer never changes); numbers only grow, so no later lap matches.
+ */
+static bool rb_gap(struct rb_cpu *cb, u64 seq)
+{
+	return unlikely(cb->pm) && seq && rb_slot_of(cb, seq)->gap == seq;
 }
 
 /*
@@ -1467,6 +1481,8 @@ static void rb_rd_move(struct rb_cpu *cb, u64 seq)
 {
 	rb_cur_start(&cb->rd, seq);
 	cb->lost_mark = local_read(&cb->overrun);
+	if (rb_gap(cb, seq))
+		cb->rd_gap = true;
 	/* What lies before is read, also for the next boot. */
 	if (cb->pm)
 		WRITE_ONCE(cb->pm->rd, seq);
@@ -1759,8 +1775,12 @@ static unsigned long rb_take_lost(struct rb_cpu *cb, bool clear)
 {
 	unsigned long lost = cb->lost_mark - cb->lost_seen;
 
-	if (clear)
+	if (cb->rd_gap)
+		lost = RB_LOST_UNKNOWN;
+	if (clear) {
 		cb->lost_seen = cb->lost_mark;
+		cb->rd_gap = false;
+	}
 	return lost;
 }
 
@@ -2069,7 +2089,7 @@ static int rb_rd_page(struct trace_buffer *buffer, struct rb_cpu *cb,
 	used = n;
 	if (lost) {
 		commit |= RB_MISSED_EVENTS;
-		if (n + sizeof(long) <= cb->cap) {
+		if (lost != RB_LOST_UNKNOWN && n + sizeof(long) <= cb->cap) {
 			memcpy(&dst->data[n], &lost, sizeof(long));
 			commit |= RB_MISSED_STORED;
 			used += sizeof(long);
@@ -2321,6 +2341,8 @@ ring_buffer_iter_peek(struct ring_buffer_iter *iter, u64 *ts)
 			break;
 		if (cur->done) {
 			rb_cur_start(cur, cur->seq + 1);
+			if (rb_gap(cb, cur->seq))
+				iter->dropped = true;
 			continue;
 		}
 		ret = rb_iter_fill(iter);
@@ -2527,6 +2549,7 @@ static void rb_cpu_restart(struct rb_cpu *cb, u64 pos, u64 head)
 	cb->read = 0;
 	cb->lost_seen = 0;
 	cb->lost_mark = 0;
+	cb->rd_gap = false;
 }
 
 /*
@@ -2673,7 +2696,9 @@ static int rb_range_setup(struct trace_buffer *buffer, unsigned long start,
 /*
  * A kept sub-buffer's length fits, its events decode, its stamps do not
  * go back (from one sub-buffer to the next they may: each boot starts a
- * new one).  Counts its events into @sb.
+ * new one).  sb->end is set to the bytes before the first event that
+ * fails (and before the stamps that belong to it), cum to the events
+ * kept.  Returns why the rest cannot be kept, or NULL.
  */
 static const char *rb_range_subbuf(struct rb_cpu *cb, struct rb_subbuf *sb)
 {
@@ -2683,6 +2708,7 @@ static const char *rb_range_subbuf(struct rb_cpu *cb, struct rb_subbuf *sb)
 	unsigned int off, size;
 	u64 t = page->time_stamp, abs;
 
+	sb->end = 0;
 	/* Lost-events flags are never set in the ring's own pages. */
 	if (len > cb->cap)
 		return "commit beyond its sub-buffer";
@@ -2694,21 +2720,26 @@ static const char *rb_range_subbuf(struct rb_cpu *cb, struct rb_subbuf *sb)
 			return "event does not decode";
 		if (ev->type_len == RINGBUF_TYPE_TIME_EXTEND) {
 			t += rb_meta_val(ev);
-		} else if (ev->type_len == RINGBUF_TYPE_TIME_STAMP) {
+			continue;
+		}
+		if (ev->type_len == RINGBUF_TYPE_TIME_STAMP) {
 			abs = rb_meta_val(ev) | (t & ~RB_ABS_MASK);
 			if (abs < t)
 				return "time stamps go back";
 			t = abs;
-		} else if (ev->type_len <= RINGBUF_TYPE_DATA_TYPE_LEN_MAX) {
+			continue;
+		}
+		if (ev->type_len <= RINGBUF_TYPE_DATA_TYPE_LEN_MAX) {
 			/* ... and has the long header, see RB_SMALL_MAX. */
 			if (!RB_SMALL_MAX && ev->type_len)
 				return "event does not decode";
 			t += ev->time_delta;
 			local_inc(&sb->cum);
 		}
+		/* Data or padding, with the stamps before it. */
+		sb->end = off + size;
 	}
-	sb->end = len;
-	return NULL;
+	return sb->end == len ? NULL : "a stamp without its event";
 }
 
 /*
@@ -2732,17 +2763,49 @@ static const char *rb_range_boot(struct trace_buffer *buffer,
 	return NULL;
 }
 
+/* Two pages claim the sub-buffer: neither is trusted. */
+#define RB_END_TWICE		UINT_MAX
+
 /*
- * Find the previous boot's sub-buffers @first..@last in the part of @cb
- * and put their pages into their slots.  Returns why they cannot be kept,
- * or NULL (with @first > @last when there is nothing to keep).
+ * Keep what can be trusted of sub-buffer @s; the rest is lost, and the
+ * loss reported just before sub-buffer @s + 1 (see rb_gap()).  @say:
+ * print why, once per sub-buffer.  Returns the events kept.
+ */
+static unsigned long rb_range_salvage(struct rb_cpu *cb, u64 s, bool say)
+{
+	struct rb_subbuf *sb = rb_slot_of(cb, s);
+	const char *why = "found twice";
+
+	if (!sb->page)
+		why = "missing";
+	else if (sb->end != RB_END_TWICE)
+		why = rb_range_subbuf(cb, sb);
+	if (!why)
+		return local_read(&sb->cum);
+	if (sb->end == RB_END_TWICE)
+		sb->end = 0;
+	rb_slot_of(cb, s + 1)->gap = s + 1;
+	if (say)
+		pr_warn_ratelimited("Ring buffer meta [%d] sub-buffer %llu %s: %s\n",
+				    cb->cpu, s, why,
+				    sb->end ? "events after it lost" : "lost");
+	return local_read(&sb->cum);
+}
+
+/*
+ * Find the previous boot's sub-buffers @first..@last in the part of @cb,
+ * put their pages into their slots and keep what each holds that can be
+ * trusted.  Returns why none can be kept, or NULL (with @first > @last
+ * when there is nothing to keep).
  */
 static const char *rb_range_check(struct trace_buffer *buffer,
-				  struct rb_cpu *cb, u64 *first, u64 *last)
+				  struct rb_cpu *cb, u64 *first, u64 *last,
+				  bool say)
 {
 	struct rb_range_cpu *pm = cb->pm;
 	unsigned long i, n = buffer->range_pages;
-	const char *why;
+	unsigned long kept = 0;
+	struct rb_subbuf *sb;
 	bool any = false;
 	u64 s;
 
@@ -2774,25 +2837,26 @@ static const char *rb_range_check(struct trace_buffer *buffer,
 		s = READ_ONCE(pm->seq[i]);
 		if (s == RB_RANGE_NONE || s < *first)
 			continue;
-		if (rb_slot_of(cb, s)->page)
-			return "sub-buffer found twice";
-		rb_slot_of(cb, s)->page = rb_range_page(cb, i);
+		sb = rb_slot_of(cb, s);
+		if (sb->page)
+			sb->end = RB_END_TWICE;
+		else
+			sb->page = rb_range_page(cb, i);
 	}
-	for (s = *first; s <= *last; s++) {
-		if (!rb_slot_of(cb, s)->page)
-			return "sub-buffer missing";
-		why = rb_range_subbuf(cb, rb_slot_of(cb, s));
-		if (why)
-			return why;
-	}
-	return rb_range_boot(buffer, pm);
+	for (s = *first; s <= *last; s++)
+		kept += rb_range_salvage(cb, s, say);
+	if (!kept)
+		*first = *last + 1;
+	return kept ? rb_range_boot(buffer, pm) : NULL;
 }
 
 /*
  * Make the checked sub-buffers @first..@last the ring, the other pages
- * its empty slots and the reader's spare.  The rest of @last is padded:
- * the next event starts a new sub-buffer (none holds two boots), which
- * in a full ring overwrites or drops as any other.
+ * its empty slots and the reader's spare.  A sub-buffer kept in part is
+ * cut to what was kept, in the range too (a page that held none gets the
+ * stamp before it).  The rest of @last is padded: the next event starts a
+ * new sub-buffer (none holds two boots), which in a full ring overwrites
+ * or drops as any other.
  */
 static void rb_range_restore(struct rb_cpu *cb, u64 first, u64 last)
 {
@@ -2800,7 +2864,7 @@ static void rb_range_restore(struct rb_cpu *cb, u64 first, u64 last)
 	struct ring_buffer_event *ev;
 	struct rb_subbuf *sb;
 	unsigned int end;
-	u64 s;
+	u64 s, ts = 0;
 
 	for (i = 0; i <= cb->nr; i++) {
 		struct rb_data_page *page = rb_range_page(cb, i);
@@ -2809,6 +2873,8 @@ static void rb_range_restore(struct rb_cpu *cb, u64 first, u64 last)
 		if (s != RB_RANGE_NONE && s >= first && s <= last &&
 		    rb_slot_of(cb, s)->page == page)
 			continue;
+		/* Not kept, so no later boot sees its number twice. */
+		WRITE_ONCE(cb->pm->seq[i], RB_RANGE_NONE);
 		while (j < cb->nr && cb->subbufs[j].page)
 			j++;
 		if (j < cb->nr)
@@ -2822,6 +2888,13 @@ static void rb_range_restore(struct rb_cpu *cb, u64 first, u64 last)
 		sb = rb_slot_of(cb, s);
 		atomic_long_set(&sb->tag, rb_tag(s));
 		events += local_read(&sb->cum);
+		if (rb_gap(cb, s + 1)) {
+			if (!sb->end)
+				sb->page->time_stamp = ts;
+			local_set(&sb->page->commit, sb->end);
+			rb_range_seq(cb, sb->page, s);
+		}
+		ts = sb->page->time_stamp;
 	}
 	end = sb->end;
 	if (cb->cap - end >= RB_META_LEN) {
@@ -2895,7 +2968,8 @@ static bool rb_range_any_kept(struct trace_buffer *buffer)
 		     cb->cpu++) {
 			memset(cb->subbufs, 0, nr * sizeof(*cb->subbufs));
 			rb_range_place(buffer, cb);
-			kept = !rb_range_check(buffer, cb, &first, &last) &&
+			kept = !rb_range_check(buffer, cb, &first, &last,
+					       false) &&
 			       first <= last;
 		}
 	}
@@ -2912,7 +2986,7 @@ static void rb_range_attach(struct trace_buffer *buffer, struct rb_cpu *cb)
 	u64 first, last;
 
 	rb_range_place(buffer, cb);
-	why = rb_range_check(buffer, cb, &first, &last);
+	why = rb_range_check(buffer, cb, &first, &last, true);
 	if (!why && first <= last) {
 		rb_range_restore(cb, first, last);
 		buffer->range_kept = true;

@@ -136,7 +136,7 @@ static int attack_range_kept_after_reject(void)
 		t_area_put(&a);
 		T_FAIL("second boot failed");
 	}
-	if (!strstr(a_log, "[1] commit beyond")) {
+	if (!strstr(a_log, "[1] sub-buffer 0 commit beyond")) {
 		printf("# boot log: %s\n", a_log);
 		ret = 1;
 	}

@@ -189,6 +189,69 @@ static int t_same(int cpu, const u32 *ids, const u64 *ts, int n, const u32 *want
 }
 
 /*
+ * Consume @cpu: a salvaged ring (ours), what the validator kept of
+ * @want[0..nw), in order, with its stamps, and at most @runs runs of
+ * missing events.  A run with events after it must be reported
+ * with the first of them (lost events, "[LOST EVENTS]" when not
+ * counted); one at the end only by its boot line.  @lead: the first
+ * event may be any of @want (a lapped ring).  Returns the events
+ * missing, or -1 on a failure (printed).
+ */
+static int t_salvaged(struct trace_buffer *b, int cpu, const u32 *want, int nw, int runs,
+		      int lead)
+{
+	struct ring_buffer_event *e;
+	unsigned long lost;
+	int i = 0, missing = 0;
+	u64 t;
+
+	while ((e = ring_buffer_consume(b, cpu, &t, &lost))) {
+		u32 id;
+		int at = i;
+
+		if (!t_rev_ok(ring_buffer_event_data(e), ring_buffer_event_length(e), &id)) {
+			printf("# cpu %d: event after %d does not decode\n", cpu, i);
+			return -1;
+		}
+		while (i < nw && want[i] != id)
+			i++;
+		if (lead) {
+			lead = 0;
+			at = i;
+		}
+		if (i == nw || t != t_ev_ts[id]) {
+			printf("# cpu %d: event %u %s\n", cpu, id, i == nw ?
+			       "out of order or never written" : "with another stamp");
+			return -1;
+		}
+		if (i != at && !lost) {
+			printf("# cpu %d: events %u..%u missing before %u, no loss reported\n",
+			       cpu, want[at], want[i - 1], id);
+			return -1;
+		}
+		if (i != at) {
+			missing += i - at;
+			runs--;
+		}
+		i++;
+	}
+	if (i != nw) {
+		missing += nw - i;
+		runs--;
+		if (!t_log_count(cpu, "sub-buffer")) {
+			t_log_dump();
+			printf("# cpu %d: events from %u on missing, no line\n", cpu, want[i]);
+			return -1;
+		}
+	}
+	if (runs < 0) {
+		printf("# cpu %d: more runs of missing events than damaged sub-buffers\n", cpu);
+		return -1;
+	}
+	return missing;
+}
+
+/*
  * Run @fn in a child process: a fault (a read outside the area) or a
  * warning of the code under test fails the case without ending the run.
  */
@@ -1037,14 +1100,15 @@ static int test_range_garbage(void)
 /*
  * Junk over one page in the middle of the range: that page belongs to
  * one CPU's part, whatever the layout.  Each CPU comes back exactly as
- * written, or (the one hit, if its data or bookkeeping was there) empty
- * with its line; the other three are kept.
+ * written, or (the one hit) empty with its line if its bookkeeping was
+ * there; if its data was, stock empties it, ours keeps the other
+ * sub-buffers and reports the loss where the page was.
  */
 static int t_partial_child(void)
 {
 	struct t_area a = t_ga;
 	struct trace_buffer *b;
-	int kept = 0, wiped = 0;
+	int kept = 0, wiped = 0, salvaged = 0, in_part = 0;
 	u64 x = 0x243f6a8885a308d3ULL;
 
 	for (int page = T_NCPU * 8 / 2; page < T_NCPU * 8 / 2 + 2; page++) {
@@ -1071,11 +1135,25 @@ static int t_partial_child(void)
 		}
 		b = t_boot(&a, RB_FL_OVERWRITE);
 		T_ASSERT(b);
-		kept = wiped = 0;
+		kept = wiped = salvaged = 0;
 		for (int c = 0; c < T_NCPU; c++) {
+#ifdef RB_STOCK
 			int n = t_drain(b, c, t_ids, t_tss, 8192);
 
 			T_ASSERT(n >= 0);
+#else
+			int n = t_salvaged(b, c, t_want[c], t_nwant[c], 1, 0);
+
+			if (n < 0)
+				T_FAIL("junk at page %d: cpu %d", page, c);
+			if (n && n < t_nwant[c] && t_log_count(c, "sub-buffer") == 1) {
+				salvaged++;
+				continue;
+			}
+			if (n && n < t_nwant[c])
+				T_FAIL("junk at page %d: cpu %d lost %d events, no line", page, c, n);
+			n = t_nwant[c] - n;
+#endif
 			if (!n && t_log_count(c, NULL) == 1 && !t_log_count(c, T_PREV)) {
 				wiped++;
 				continue;
@@ -1085,14 +1163,22 @@ static int t_partial_child(void)
 				T_FAIL("junk at page %d: cpu %d has events but no \"%s\" line",
 				       page, c, T_PREV);
 			}
+#ifdef RB_STOCK
 			if (t_same(c, t_ids, t_tss, n, t_want[c], t_nwant[c]))
 				T_FAIL("junk at page %d: cpu %d kept, not as written", page, c);
+#endif
 			kept++;
 		}
-		printf("# junk over page %d: %d CPU(s) kept, %d wiped\n", page, kept, wiped);
-		T_ASSERT(kept >= T_NCPU - 1);
+		printf("# junk over page %d: %d CPU(s) kept whole, %d in part, %d wiped\n", page,
+		       kept, salvaged, wiped);
+		T_ASSERT(kept + salvaged >= T_NCPU - 1);
+		in_part += salvaged;
 		ring_buffer_free(b);
 	}
+#ifndef RB_STOCK
+	/* both pages are data of CPU 2's part: one at least held events */
+	T_ASSERT(in_part >= 1);
+#endif
 	return 0;
 }
 
@@ -2151,13 +2237,40 @@ static int t_bound_kept(struct t_area *a, u32 first_id, int nev, const char *wha
 }
 
 /*
+ * Boot over @a: CPU 0 keeps events of @first_id.. (@nev written) but
+ * @missing (> 0) of them, in one run, with one line for each of @lines.
+ */
+static int t_bound_cut(struct t_area *a, u32 first_id, int nev, int lead, int *missing,
+		       const char *const *lines)
+{
+	struct trace_buffer *b = t_boot(a, RB_FL_OVERWRITE);
+
+	T_ASSERT(b);
+	for (; *lines; lines++) {
+		if (t_log_count(0, *lines) != 1 || t_log_count(0, T_PREV) != 1) {
+			t_log_dump();
+			T_FAIL("cpu 0: want one \"%s\" line and its events kept", *lines);
+		}
+	}
+	for (int i = 0; i < nev; i++)
+		t_want[0][i] = first_id + i;
+	*missing = t_salvaged(b, 0, t_want[0], nev, 1, lead);
+	T_ASSERT(*missing > 0);
+	ring_buffer_free(b);
+	t_area_put(a);
+	return 0;
+}
+
+/*
  * What the validator keeps and refuses, at each bound: a sub-buffer kept
  * through a boot that wrote nothing (padded to its full length) is kept
- * again; a TIME_STAMP lower than the stamp before it, a header of another
- * layout, sub-buffer numbers one past the largest this geometry can
- * represent, a head one sub-buffer too old and a number found twice are
- * each refused with their reason, while numbers at that largest value
- * are kept.  (ring_buffer.c's own layout: not for STOCK=1.)
+ * again; a TIME_STAMP lower than the stamp before it costs the events
+ * from there to the end of its sub-buffer, a number found twice (and the
+ * one then missing) costs those sub-buffers, each with its line; a header
+ * of another layout, sub-buffer numbers one past the largest this
+ * geometry can represent and a head one sub-buffer too old are refused
+ * with their reason, while numbers at that largest value are kept.
+ * (ring_buffer.c's own layout: not for STOCK=1.)
  */
 static int test_range_bounds(void)
 {
@@ -2168,7 +2281,10 @@ static int test_range_bounds(void)
 	struct t_area a;
 	struct t_part p;
 	u64 last, d, lim = ~0ULL >> (PAGE_SHIFT + 1);
+	char l1[80], l2[80];
+	const char *lines[3] = { l1, l2, NULL };
 	unsigned int sz;
+	int missing;
 	u32 id0;
 	long i, j;
 
@@ -2198,8 +2314,12 @@ static int test_range_bounds(void)
 	ev->type_len = RINGBUF_TYPE_PADDING;
 	ev->time_delta = 1;
 	ev->array[0] = sz - 8 - 4;
-	if (t_bound_refused(&a, "time stamps go back"))
+	snprintf(l1, sizeof(l1), "sub-buffer %llu time stamps go back: events after it lost",
+		 (unsigned long long)p.pm[1]);
+	lines[1] = NULL;
+	if (t_bound_cut(&a, id0, 50, 0, &missing, lines))
 		return 1;
+	T_EQ(missing, 49);
 
 	/* the header of another layout */
 	if (t_bound_write(&a, 50, &id0))
@@ -2246,7 +2366,136 @@ static int test_range_bounds(void)
 	t_part_last(&p, last - 1, &j);
 	T_ASSERT(j >= 0);
 	p.seq[j] = last;
-	return t_bound_refused(&a, "sub-buffer found twice");
+	snprintf(l1, sizeof(l1), "sub-buffer %llu missing: lost", (unsigned long long)last - 1);
+	snprintf(l2, sizeof(l2), "sub-buffer %llu found twice: lost", (unsigned long long)last);
+	lines[1] = l2;
+	return t_bound_cut(&a, id0, 3000, 1, &missing, lines);
+#endif
+}
+
+/*
+ * Salvage per sub-buffer: 64 bytes zeroed just after the header of a
+ * sub-buffer in the middle of CPU 0's ring (its first event no longer
+ * decodes).  The next boot keeps every other sub-buffer, says in one
+ * line which one it dropped and why, and each reader sees the loss where
+ * it was, once: the iterator through ring_buffer_iter_dropped() (trace
+ * prints "[LOST EVENTS]"), the consuming reader as lost events
+ * (unsigned long)-1, read_page as the missed-events flag with no count.
+ * Each reader gets its own boot over a copy of the damaged range.
+ */
+static struct trace_buffer *t_sv_b;
+
+static int t_salvage_boot(struct t_area *a, const u8 *save, u64 bad)
+{
+	char line[96];
+
+	memcpy(a->start, save, a->size);
+	t_sv_b = t_boot(a, RB_FL_OVERWRITE);
+	T_ASSERT(t_sv_b);
+	snprintf(line, sizeof(line), "sub-buffer %llu event does not decode: lost",
+		 (unsigned long long)bad);
+	if (t_log_count(0, line) != 1 || t_log_count(0, T_PREV) != 1) {
+		t_log_dump();
+		T_FAIL("want \"%s\" and \"%s\" for cpu 0", line, T_PREV);
+	}
+	return 0;
+}
+
+static int test_range_salvage(void)
+{
+#ifdef RB_STOCK
+	T_SKIP("6.12 drops the whole CPU for one bad sub-buffer");
+#else
+	struct t_pevent ev[512];
+	struct ring_buffer_iter *it;
+	struct ring_buffer_event *e;
+	unsigned long lost, commit;
+	int n, jumps = 0, flagged = 0, got = 0;
+	u32 id, id0, after = 0;
+	long long prev;
+	struct t_area a;
+	struct t_part p;
+	u64 head, t;
+	u8 *save;
+	struct buffer_data_read_page *rp = NULL;
+	u32 gap_from = 0;
+	long i;
+
+	if (t_bound_write(&a, 800, &id0))
+		return 1;
+	t_part_of(&a, &p);
+	head = p.pm[1];
+	T_ASSERT(t_part_last(&p, head + 1, &i) >= head + 2 && i >= 0);
+	memset(p.pages + i * PAGE_SIZE + T_SB_HDR, 0, 64);
+	save = malloc(a.size);
+	T_ASSERT(save);
+	memcpy(save, a.start, a.size);
+
+	/* the iterator: one jump, reported with the first event after it */
+	if (t_salvage_boot(&a, save, head + 1))
+		return 1;
+	it = ring_buffer_read_start(t_sv_b, 0, GFP_KERNEL);
+	T_ASSERT(it);
+	for (prev = (long long)id0 - 1; (e = ring_buffer_iter_peek(it, &t)); prev = id) {
+		bool dropped = ring_buffer_iter_dropped(it);
+
+		T_ASSERT(t_rev_ok(ring_buffer_event_data(e), ring_buffer_event_length(e), &id));
+		if (id <= prev || t != t_ev_ts[id])
+			T_FAIL("iterator: event %u (stamp %llu) after %lld", id,
+			       (unsigned long long)t, prev);
+		if ((id != prev + 1) != dropped)
+			T_FAIL("iterator: %u after %lld, dropped %d", id, prev, dropped);
+		if (dropped) {
+			gap_from = (u32)prev + 1;
+			after = id;
+			jumps++;
+		}
+		got++;
+		ring_buffer_iter_advance(it);
+	}
+	ring_buffer_read_finish(it);
+	T_EQ(jumps, 1);
+	T_EQ(prev, (long long)id0 + 799);
+	printf("# events %u..%u lost, %d kept\n", gap_from, after - 1, got);
+	ring_buffer_free(t_sv_b);
+
+	/* the consuming reader: the same events, the loss not counted */
+	if (t_salvage_boot(&a, save, head + 1))
+		return 1;
+	for (prev = (long long)id0 - 1; (e = ring_buffer_consume(t_sv_b, 0, &t, &lost)); prev = id) {
+		T_ASSERT(t_rev_ok(ring_buffer_event_data(e), ring_buffer_event_length(e), &id));
+		if (id != prev + 1 && id != after)
+			T_FAIL("consume: %u after %lld", id, prev);
+		if (lost != (id == after ? ~0UL : 0))
+			T_FAIL("consume: %u after %lld with %lu lost", id, prev, lost);
+		got--;
+	}
+	T_EQ(got, 0);
+	ring_buffer_free(t_sv_b);
+
+	/* read_page: the page that starts after the loss is flagged, no count */
+	if (t_salvage_boot(&a, save, head + 1))
+		return 1;
+	T_EQ(ring_buffer_alloc_read_page(t_sv_b, 0, &rp), 0);
+	while (!ring_buffer_read_page(t_sv_b, rp, PAGE_SIZE, 0, 0)) {
+		u8 *pg = ring_buffer_read_page_data(rp);
+		int missed;
+
+		n = t_parse_page(pg, PAGE_SIZE, ev, 512, &missed);
+		T_ASSERT(n > 0);
+		memcpy(&commit, pg + 8, sizeof(commit));
+		T_ASSERT(t_rev_ok(ev[0].data, ev[0].len, &id));
+		if (missed != (id == after) || (commit & T_MISSED_STORED))
+			T_FAIL("read_page: page from %u: missed %d, commit %#lx", id, missed,
+			       commit);
+		flagged += missed;
+	}
+	T_EQ(flagged, 1);
+	ring_buffer_free_read_page(t_sv_b, 0, rp);
+	ring_buffer_free(t_sv_b);
+	free(save);
+	t_area_put(&a);
+	return 0;
 #endif
 }
 
@@ -2272,6 +2521,7 @@ const struct rb_case rb_range_cases[] = {
 	{ "range_uncommitted", test_range_uncommitted },
 	{ "range_huge_numbers", test_range_huge_numbers },
 	{ "range_bounds", test_range_bounds },
+	{ "range_salvage", test_range_salvage },
 	{ "range_fuzz", test_range_fuzz },
 };
 const int rb_nr_range_cases = sizeof(rb_range_cases) / sizeof(rb_range_cases[0]);

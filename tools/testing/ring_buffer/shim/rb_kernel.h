@@ -260,6 +260,7 @@ void sim_bug(const char *file, int line, const char *cond) __attribute__((noretu
 #define pr_info(fmt, ...) sim_printk(fmt, ##__VA_ARGS__)
 #define pr_warn(fmt, ...) sim_printk(fmt, ##__VA_ARGS__)
 #define pr_warn_once(fmt, ...) sim_printk(fmt, ##__VA_ARGS__)
+#define pr_warn_ratelimited(fmt, ...) sim_printk(fmt, ##__VA_ARGS__)
 #define pr_err(fmt, ...) sim_printk(fmt, ##__VA_ARGS__)
 #define pr_cont(fmt, ...) sim_printk(fmt, ##__VA_ARGS__)
 #define pr_debug(fmt, ...) do { } while (0)
