@@ -2283,6 +2283,8 @@ static int test_range_bounds(void)
 	u64 last, d, lim = ~0ULL >> (PAGE_SHIFT + 1);
 	char l1[80], l2[80];
 	const char *lines[3] = { l1, l2, NULL };
+	struct trace_buffer *b;
+	unsigned long cw;
 	unsigned int sz;
 	int missing;
 	u32 id0;
@@ -2320,6 +2322,35 @@ static int test_range_bounds(void)
 	if (t_bound_cut(&a, id0, 50, 0, &missing, lines))
 		return 1;
 	T_EQ(missing, 49);
+
+	/* a TIME_EXTEND after the last event, inside the commit word: every
+	 * event is kept, the stamp cut off and the cut said */
+	if (t_bound_write(&a, 50, &id0))
+		return 1;
+	t_part_of(&a, &p);
+	t_part_last(&p, p.pm[1], &i);
+	T_ASSERT(i >= 0);
+	memcpy(&cw, p.pages + i * PAGE_SIZE + 8, sizeof(cw));
+	T_ASSERT(cw + 8 <= PAGE_SIZE - T_SB_HDR);
+	ev = (void *)(p.pages + i * PAGE_SIZE + T_SB_HDR + cw);
+	ev->type_len = RINGBUF_TYPE_TIME_EXTEND;
+	ev->time_delta = 5;
+	ev->array[0] = 0;
+	cw += 8;
+	memcpy(p.pages + i * PAGE_SIZE + 8, &cw, sizeof(cw));
+	snprintf(l1, sizeof(l1), "sub-buffer %llu a stamp without its event: events after it lost",
+		 (unsigned long long)p.pm[1]);
+	b = t_boot(&a, RB_FL_OVERWRITE);
+	T_ASSERT(b);
+	if (t_log_count(0, l1) != 1 || t_log_count(0, T_PREV) != 1) {
+		t_log_dump();
+		T_FAIL("cpu 0: want one \"%s\" line and its events kept", l1);
+	}
+	for (int k = 0; k < 50; k++)
+		t_want[0][k] = id0 + k;
+	T_EQ(t_salvaged(b, 0, t_want[0], 50, 0, 0), 0);
+	ring_buffer_free(b);
+	t_area_put(&a);
 
 	/* the header of another layout */
 	if (t_bound_write(&a, 50, &id0))
