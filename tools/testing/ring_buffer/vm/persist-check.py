@@ -13,6 +13,11 @@ persistent "range" buffer).
                                               holds STRING, overwritten with
                                               random bytes; prints its offset
                                               from OFF
+  persist-check.py zero-in-page RAM OFF LEN STRING AT N
+                                              in the first page of [OFF,
+                                              OFF+LEN) that holds STRING, N
+                                              zero bytes at AT; prints the
+                                              page's offset from OFF
   persist-check.py judge CASE --run ID --boot2 DIR [--boot1 DIR] [--retried]
                                               one verdict: "ok|not ok<TAB>diag"
                                               on stdout, exit status 0 or 1
@@ -36,6 +41,13 @@ CASE is one of:
                 "... [0] buffer invalid commit"; ours: "Ring buffer meta [0]
                 <reason>: starting empty"), none of CPU 0's markers, whatever
                 is left of the last CPU's markers in order, and it records
+  salvage       CPU 0's range lost a run of bytes in the middle of one
+                sub-buffer's events between the boots (ours): CPU 0 "is from
+                previous boot!", one line "Ring buffer meta [0] sub-buffer S
+                <reason>: lost" (or "... events after it lost"), CPU 0's
+                markers in order with one run missing that holds --damaged,
+                "CPU:0 [LOST EVENTS]" just before the first marker after
+                it, the last CPU's markers whole, and it records
   kaslr         as keep (markers, event, meta lines), plus the filtered
                 functions by name, and last_boot_info's text delta equal to
                 the difference of the two boots' _text
@@ -58,7 +70,7 @@ _spec.loader.exec_module(checklog)
 PAGE = 4096
 # The markers guest/persist.sh writes: 1 .. N/2 on CPU 0, the rest on the
 # last CPU.
-N_MARKERS = 20
+N_MARKERS = 600
 FUNCS = ('vfs_read', 'vfs_write')
 TRACE_LINE = re.compile(r'^\s*(.*?)\s+\[(\d+)\]\s+\S+\s+(\d+\.\d+):\s+(\S+?):?\s(.*)$')
 # A marker; its event is printed by name (the ip of tracing_mark_write(),
@@ -100,6 +112,19 @@ def ram_io(args):
             page = at - at % PAGE
             f.seek(off + page)
             f.write(os.urandom(PAGE))
+            print(page)
+    elif args.op == 'zero-in-page':
+        off, ln = num(args.off), num(args.len)
+        with open(args.ram, 'r+b') as f:
+            f.seek(off)
+            at = f.read(ln).find(args.string.encode())
+            if at < 0:
+                print('"%s" is nowhere in the range' % args.string,
+                      file=sys.stderr)
+                return 1
+            page = at - at % PAGE
+            f.seek(off + page + num(args.at))
+            f.write(bytes(num(args.n)))
             print(page)
     return 0
 
@@ -288,6 +313,56 @@ def check_markers(entries, run, ncpu, cpus_lost=()):
     return errs
 
 
+LOST = re.compile(r'^CPU:(\d+) \[LOST (\d+ )?EVENTS\]$')
+SALVAGED = re.compile(r'Ring buffer meta \[0\] sub-buffer \d+ .*: '
+                      r'(lost|events after it lost)$')
+
+
+def check_salvage(lines, run, ncpu, damaged):
+    """CPU 0's markers with one run lost around marker DAMAGED, the loss
+    shown just before the first marker after it; the others whole."""
+    entries = trace_entries(lines)
+    e = check_markers(entries, run, ncpu, cpus_lost=(0,))
+    errs = [x for x in e if not x.startswith('cpu0 was rejected')]
+    have = []
+    lost_before = []
+    pending = False
+    for l in lines:
+        m = LOST.match(l.strip())
+        if m:
+            if int(m.group(1)) != 0:
+                errs.append('"%s": a loss on a CPU that lost nothing' % l.strip())
+            pending = True
+            continue
+        m = TRACE_LINE.match(l)
+        mk = MARKER.search(l) if m else None
+        if not m or int(m.group(2)) != 0 or not mk:
+            continue
+        tail = mk.group(2)[len('rbp-%s-' % run):]
+        if not tail.isdigit():
+            continue
+        have.append(int(tail))
+        if pending:
+            lost_before.append(int(tail))
+            pending = False
+    want = [i for i in range(1, N_MARKERS + 1) if marker_cpu(i, ncpu) == 0]
+    gone = [i for i in want if i not in have]
+    if have != sorted(set(have)) or any(i not in want for i in have):
+        errs.append('cpu0 markers out of order or twice: %s' % have[:10])
+    elif damaged not in gone:
+        errs.append('cpu0 still shows marker %d, whose sub-buffer was damaged'
+                    % damaged)
+    elif gone != list(range(gone[0], gone[-1] + 1)) or \
+            gone[0] == want[0] or gone[-1] == want[-1]:
+        errs.append('cpu0 lost markers %d..%d (%d of them), wanted one run '
+                    'inside %d..%d' % (gone[0], gone[-1], len(gone),
+                                       want[0], want[-1]))
+    elif lost_before != [gone[-1] + 1]:
+        errs.append('"CPU:0 [LOST EVENTS]" before markers %s, wanted before '
+                    '%d only' % (lost_before, gone[-1] + 1))
+    return errs, gone
+
+
 def check_ts(entries):
     last = {}
     for cpu, ts, ev, rest, l in entries:
@@ -345,6 +420,21 @@ def judge(args):
             errs.append('markers on zeroed RAM: %s' % mk[:5])
         if entries:
             errs.append('%d entries on zeroed RAM, first: %s' % (len(entries), entries[0][4]))
+    elif case == 'salvage':
+        if 0 not in kept:
+            errs.append('no "Ring buffer meta [0] is from previous boot!" after '
+                        'one of its sub-buffers was damaged')
+        said = [l.strip() for l in b2.validator if SALVAGED.search(l)]
+        if len(said) != 1:
+            errs.append('%d lines "Ring buffer meta [0] sub-buffer S <reason>: '
+                        'lost", wanted one: %s' % (len(said), b2.meta_lines(0)[:3]))
+        else:
+            notes.append('"%s"' % said[0][said[0].index('Ring buffer'):])
+        e, gone = check_salvage(b2.sec.get('trace', []), run, ncpu, args.damaged)
+        errs += e
+        if not e:
+            notes.append('markers %d..%d lost, the loss shown before %d'
+                         % (gone[0], gone[-1], gone[-1] + 1))
     elif case in ('corrupt_meta', 'corrupt_data'):
         if 0 in kept:
             errs.append('cpu0 "is from previous boot!" after its %s was corrupted'
@@ -428,9 +518,13 @@ def main():
     p = sub.add_parser('corrupt-page')
     p.add_argument('ram'); p.add_argument('off'); p.add_argument('len')
     p.add_argument('string')
+    p = sub.add_parser('zero-in-page')
+    p.add_argument('ram'); p.add_argument('off'); p.add_argument('len')
+    p.add_argument('string'); p.add_argument('at'); p.add_argument('n')
     p = sub.add_parser('judge')
     p.add_argument('case', choices=['keep', 'zeroed', 'corrupt_meta',
-                                    'corrupt_data', 'kaslr'])
+                                    'corrupt_data', 'salvage', 'kaslr'])
+    p.add_argument('--damaged', type=int, default=0)
     p.add_argument('--run', required=True)
     p.add_argument('--boot1')
     p.add_argument('--boot2', required=True)

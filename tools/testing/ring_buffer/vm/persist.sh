@@ -11,8 +11,15 @@
 #   persist_zeroed        a boot on zeroed RAM: nothing from a previous boot
 #   persist_corrupt_meta  CPU 0's meta overwritten with random bytes between
 #                         the boots: CPU 0 starts empty, no crash, records
-#   persist_corrupt_data  the sub-buffer holding CPU 0's first markers
-#                         overwritten with random bytes: the same
+#   persist_corrupt_data  ours: 64 bytes zeroed after the header of the
+#                         sub-buffer holding CPU 0's marker N/4 (the middle
+#                         of its markers): that sub-buffer's markers are
+#                         lost, every other one comes back, and the trace
+#                         shows "CPU:0 [LOST EVENTS]" where they were.
+#                         Stock 6.12 (which drops the CPU for one bad
+#                         sub-buffer): the sub-buffer holding CPU 0's first
+#                         markers overwritten with random bytes, judged as
+#                         corrupt_meta
 #   persist_kaslr         a pair with KASLR on and the function tracer in
 #                         boot 1: boot 2 names the functions (text delta)
 # Default: all five.  persist-check.py judges each one (see there).
@@ -165,15 +172,23 @@ if want persist_keep || want persist_zeroed || want persist_corrupt_meta ||
 	fi
 	if want persist_corrupt_data; then
 		python3 "$check" restore "$ram" "$ADDR" "$out/range-w.bin"
-		if page=$(python3 "$check" corrupt-page "$ram" "$ADDR" "$SIZE" \
-			"rbp-$run-1"$'\n' 2>&1); then
-			msg "persist $flavour: corrupted the sub-buffer at range offset $page"
+		# The guest writes 1 .. N/2 on CPU 0 (N in guest/persist.sh).
+		damaged=150
+		if [ "$kind" = ours ]; then
+			how=(zero-in-page "$ram" "$ADDR" "$SIZE" "rbp-$run-$damaged"$'\n' 16 64)
+			verdict=(salvage --damaged "$damaged")
+		else
+			how=(corrupt-page "$ram" "$ADDR" "$SIZE" "rbp-$run-1"$'\n')
+			verdict=(corrupt_data)
+		fi
+		if page=$(python3 "$check" "${how[@]}" 2>&1); then
+			msg "persist $flavour: damaged the sub-buffer at range offset $page"
 			boot corrupt_data "read:$run"
-			judge persist_corrupt_data corrupt_data --run "$run" --boot1 "$out/w" \
+			judge persist_corrupt_data "${verdict[@]}" --run "$run" --boot1 "$out/w" \
 				--boot2 "$out/corrupt_data"
 		else
 			record fail "boot-$flavour: persist_corrupt_data" \
-				"boot 1's first marker is not in the range: $page"
+				"boot 1's marker is not in the range: $page"
 		fi
 	fi
 	rm -f "$out/range-w.bin"

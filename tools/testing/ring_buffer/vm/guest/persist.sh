@@ -28,7 +28,7 @@ FW=/sys/firmware/qemu_fw_cfg/by_name/opt/rbpersist/raw
 NCPU=$(ls -d $T/per_cpu/cpu* | wc -l)
 LASTCPU=$((NCPU - 1))
 # The markers: 1 .. N/2 on CPU 0, the rest on the last CPU.
-N=20
+N=600
 # The functions the ":function" boot traces (set_ftrace_filter).
 FUNCS="vfs_read vfs_write"
 
