@@ -2526,6 +2526,39 @@ static int test_range_salvage(void)
 	ring_buffer_free(t_sv_b);
 	free(save);
 	t_area_put(&a);
+
+	/* the last sub-buffer damaged: the loss shows before this boot's
+	 * first events, in a page with room for a count, still not stored */
+	if (t_bound_write(&a, 800, &id0))
+		return 1;
+	t_part_of(&a, &p);
+	t = t_part_last(&p, 0, &i);
+	t_part_last(&p, t, &i);
+	T_ASSERT(i >= 0);
+	memset(p.pages + i * PAGE_SIZE + T_SB_HDR, 0, 64);
+	t_sv_b = t_boot(&a, RB_FL_OVERWRITE);
+	T_ASSERT(t_sv_b);
+	for (int k = 0; k < 5; k++)
+		T_EQ(t_put(t_sv_b, 16, 3000000 + k), 0);
+	rp = NULL;
+	flagged = 0;
+	T_EQ(ring_buffer_alloc_read_page(t_sv_b, 0, &rp), 0);
+	while (!ring_buffer_read_page(t_sv_b, rp, PAGE_SIZE, 0, 0)) {
+		u8 *pg = ring_buffer_read_page_data(rp);
+		int missed;
+
+		n = t_parse_page(pg, PAGE_SIZE, ev, 512, &missed);
+		memcpy(&commit, pg + 8, sizeof(commit));
+		if (missed && (commit & T_MISSED_STORED))
+			T_FAIL("read_page: a count stored for an unknown loss");
+		if (missed && (commit & 0xfffff) + sizeof(long) > PAGE_SIZE - T_SB_HDR)
+			T_FAIL("read_page: the page after the loss has no room (%#lx)", commit);
+		flagged += missed;
+	}
+	T_EQ(flagged, 1);
+	ring_buffer_free_read_page(t_sv_b, 0, rp);
+	ring_buffer_free(t_sv_b);
+	t_area_put(&a);
 	return 0;
 #endif
 }
