@@ -119,9 +119,9 @@ qemu_pkg() {
 #   K_STARTUP    1: make test's boot runs ftrace's own startup tests (every
 #                kernel but debug: under KASAN they add minutes and test
 #                nothing of ours that the guest checks do not)
-#   K_PERSIST    1: make test runs persist.sh's two-boot checks on it (the
-#                debug kernel only: once per arch, with KASAN watching the
-#                validator of the previous boot's range)
+#   K_PERSIST    1: make test runs persist.sh's two-boot checks on it (once
+#                per arch: the x86_64 debug kernel, with KASAN watching the
+#                validator of the previous boot's range, and arm64)
 #   K_CHECKS     the guest checks make test's boot runs (rbtest.checks=),
 #                empty for all of them.  The normal x86_64 kernel runs those
 #                whose outcome depends on speed (event rates, a reader racing
@@ -139,7 +139,7 @@ flavour_setup() {
 		K_FRAGS=("$c/base.config" "$c/x86.config" "$c/persist.config" "$c/debug.config") ;;
 	i386) K_ARCH=i386 K_OBJ_SUFFIX=-i386
 		K_FRAGS=("$c/base.config" "$c/x86.config" "$c/i386.config") ;;
-	arm64) K_ARCH=arm64 K_OBJ_SUFFIX=-arm64 K_CROSS=aarch64-linux-gnu-
+	arm64) K_ARCH=arm64 K_OBJ_SUFFIX=-arm64 K_CROSS=aarch64-linux-gnu- K_PERSIST=1
 		K_TARGET=Image K_IMAGE=arch/arm64/boot/Image
 		K_FRAGS=("$c/base.config" "$c/arm64.config")
 		K_PKGS=(gcc-aarch64-linux-gnu) ;;

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # persist.sh FLAVOUR [CHECK...]: the two-boot checks of the persistent
-# ("range") buffer on an x86_64 kernel (FLAVOUR normal or debug), one KTAP
-# result per check:
+# ("range") buffer on an x86_64 kernel (FLAVOUR normal or debug) or the
+# arm64 one (FLAVOUR arm64), one KTAP result per check:
 #   persist_keep          boot 1 writes markers and an event into the
 #                         instance boot_map, boot 2 on the same RAM shows
 #                         them (and its meta lines, last_boot_info,
@@ -22,7 +22,8 @@
 #                         corrupt_meta
 #   persist_kaslr         a pair with KASLR on and the function tracer in
 #                         boot 1: boot 2 names the functions (text delta)
-# Default: all five.  persist-check.py judges each one (see there).
+# Default: all five (arm64: all but persist_kaslr, its kernel has no
+# KASLR).  persist-check.py judges each one (see there).
 #
 # Run it on its own (after the kernel is built, e.g. `STOCK=1 make test` or
 # build-kernel.sh):
@@ -32,10 +33,15 @@
 #
 # How: QEMU keeps the guest's RAM in a file (memory-backend-file, share=on),
 # so a second QEMU on the same file finds what the first left there.  The
-# command line (the same on both boots of a pair) reserves a fixed physical
-# range and maps boot_map onto it:
-#   memmap=16M$ADDR trace_instance=boot_map^traceoff@ADDR:16M
-# With a pc machine of 1G, physical address = offset in the RAM file.  The
+# command line (the same on both boots of a pair) reserves a physical range
+# and maps boot_map onto it:
+#   x86_64: memmap=16M$ADDR trace_instance=boot_map^traceoff@ADDR:16M
+#   arm64:  reserve_mem=16M:4096:trace trace_instance=boot_map^traceoff@trace
+# (memblock places the arm64 range at the same address on every boot of the
+# same kernel and command line).  The host takes the range's physical
+# address from boot 1's "Tracing: mapped boot instance boot_map at physical
+# memory ADDR" line; its offset in the RAM file is ADDR less where the
+# machine's RAM starts (0 on pc, 0x40000000 on virt).  The
 # guest learns whether it is boot 1 or 2 from fw_cfg (opt/rbpersist: see
 # guest/persist.sh).  Boot 1 runs on a fresh (sparse, all-zero) file and
 # prints what boot_map holds before it writes: that is the zeroed check.
@@ -58,17 +64,26 @@ set -euo pipefail
 flavour=${1:?usage: persist.sh normal|debug [CHECK...]}
 shift
 checks=("$@")
-[ ${#checks[@]} -gt 0 ] || checks=(persist_keep persist_zeroed persist_corrupt_meta
-	persist_corrupt_data persist_kaslr)
 flavour_setup "$flavour"
-[ "$K_ARCH" = x86_64 ] || die "persist.sh runs the x86_64 kernels only (normal, debug)"
+if [ ${#checks[@]} -eq 0 ]; then
+	checks=(persist_keep persist_zeroed persist_corrupt_meta persist_corrupt_data)
+	[ "$K_ARCH" != x86_64 ] || checks+=(persist_kaslr)
+fi
+case $K_ARCH in
+x86_64 | arm64) ;;
+*) die "persist.sh runs the x86_64 (normal, debug) and arm64 kernels only" ;;
+esac
 if [ "${STOCK:-}" = 1 ]; then kind=stock; else kind=ours; fi
 obj=$BUILD/obj-$kind$K_OBJ_SUFFIX
 image=$obj/$K_IMAGE
 [ -f "$image" ] || die "no $image: build the $flavour kernel first"
 out=${PERSIST_OUT:-$BUILD/test-$kind/persist-$flavour}
-initrd=${INITRD:-$BUILD/test-$kind/initramfs.cpio}
-[ -f "$initrd" ] || bash "$VM_DIR/mkinitramfs.sh" "$initrd" x86_64
+if [ "$K_ARCH" = x86_64 ]; then
+	initrd=${INITRD:-$BUILD/test-$kind/initramfs.cpio}
+else
+	initrd=${INITRD:-$BUILD/test-$kind/initramfs-$K_ARCH.cpio}
+fi
+[ -f "$initrd" ] || bash "$VM_DIR/mkinitramfs.sh" "$initrd" "$K_ARCH"
 case $flavour in
 debug) tmo=${TIMEOUT_DEBUG:-900} ;;
 *) tmo=${TIMEOUT:-300} ;;
@@ -77,21 +92,38 @@ check=$VM_DIR/persist-check.py
 mkdir -p "$out"
 
 # --- the range, and where the corruption goes: every offset is here ---------
-ADDR=0x30000000         # physical, 768 MiB: above the kernel, below the initrd
 SIZE=$((16 << 20))
 RAM=1G
 PAGE=4096
+case $K_ARCH in
+x86_64)
+	ADDR=0x30000000 # physical, 768 MiB: above the kernel, below the initrd
+	RAM_BASE=0
+	append="memmap=$((SIZE >> 20))M\$$ADDR trace_instance=boot_map^traceoff@$ADDR:$((SIZE >> 20))M"
+	;;
+arm64)
+	RAM_BASE=$((0x40000000))
+	append="reserve_mem=$((SIZE >> 20))M:4096:trace trace_instance=boot_map^traceoff@trace"
+	;;
+esac
 # The meta corruption: LEN random bytes at OFF from the range's start, the
 # first page of CPU 0's meta.  Ours: one page of global header at 0, then
 # CPU 0's part (its meta first) at PAGE_SIZE.  Stock 6.12: CPU 0's meta at
 # 0 (struct ring_buffer_meta, then its buffers[] array).
 if [ "$kind" = ours ]; then META_OFF=$PAGE; else META_OFF=0; fi
 META_LEN=$PAGE
-# The data corruption needs no offset: the whole sub-buffer (page) of the
-# range that holds CPU 0's first marker, found by its text in the RAM file.
-
-append="memmap=$((SIZE >> 20))M\$$ADDR trace_instance=boot_map^traceoff@$ADDR:$((SIZE >> 20))M"
+# The data corruption needs no offset: the sub-buffer (page) of the range
+# that holds a given marker, found by its text in the RAM file.
 ram=$out/ram
+
+# range_off BOOT: the range's offset in the RAM file, from the address
+# boot BOOT's console gives; empty when it gives none.
+range_off() {
+	local a
+	a=$(sed -n 's/.*Tracing: mapped boot instance boot_map at physical memory \(0x[0-9a-f]*\) .*/\1/p' \
+		"$out/$1/console.log" | head -n 1)
+	[ -z "$a" ] || echo $((a - RAM_BASE))
+}
 
 # record ok|fail NAME DIAG: one result, as run-tests.sh's.
 nfail=0
@@ -110,7 +142,7 @@ boot() {
 	mkdir -p "$d"
 	t0=$(date +%s)
 	set +e
-	KASLR=${3:-0} GUEST_ARCH=x86_64 TIMEOUT=$tmo APPEND="$append" \
+	KASLR=${3:-0} GUEST_ARCH=$K_ARCH TIMEOUT=$tmo APPEND="$append" \
 	QEMU_OPTS="-object memory-backend-file,id=ram0,size=$RAM,mem-path=$ram,share=on -machine memory-backend=ram0 -fw_cfg name=opt/rbpersist,string=$2" \
 		bash "$VM_DIR/run-qemu.sh" persist "$image" "$initrd" "$d" > "$d/qemu.out" 2>&1
 	rc=$?
@@ -158,27 +190,29 @@ if want persist_keep || want persist_zeroed || want persist_corrupt_meta ||
 	if want persist_zeroed; then
 		judge persist_zeroed zeroed --run "$run" --boot2 "$out/w"
 	fi
-	python3 "$check" save "$ram" "$ADDR" "$SIZE" "$out/range-w.bin"
+	OFF=$(range_off w)
+	[ -n "$OFF" ] || die "boot w mapped no boot_map (see $out/w/console.log)"
+	python3 "$check" save "$ram" "$OFF" "$SIZE" "$out/range-w.bin"
 	if want persist_keep; then
 		boot keep "read:$run"
 		judge persist_keep keep --run "$run" --boot1 "$out/w" --boot2 "$out/keep"
 	fi
 	if want persist_corrupt_meta; then
-		python3 "$check" restore "$ram" "$ADDR" "$out/range-w.bin"
-		python3 "$check" corrupt "$ram" "$((ADDR + META_OFF))" "$META_LEN"
+		python3 "$check" restore "$ram" "$OFF" "$out/range-w.bin"
+		python3 "$check" corrupt "$ram" "$((OFF + META_OFF))" "$META_LEN"
 		boot corrupt_meta "read:$run"
 		judge persist_corrupt_meta corrupt_meta --run "$run" --boot1 "$out/w" \
 			--boot2 "$out/corrupt_meta"
 	fi
 	if want persist_corrupt_data; then
-		python3 "$check" restore "$ram" "$ADDR" "$out/range-w.bin"
+		python3 "$check" restore "$ram" "$OFF" "$out/range-w.bin"
 		# The guest writes 1 .. N/2 on CPU 0 (N in guest/persist.sh).
 		damaged=150
 		if [ "$kind" = ours ]; then
-			how=(zero-in-page "$ram" "$ADDR" "$SIZE" "rbp-$run-$damaged"$'\n' 16 64)
+			how=(zero-in-page "$ram" "$OFF" "$SIZE" "rbp-$run-$damaged"$'\n' 16 64)
 			verdict=(salvage --damaged "$damaged")
 		else
-			how=(corrupt-page "$ram" "$ADDR" "$SIZE" "rbp-$run-1"$'\n')
+			how=(corrupt-page "$ram" "$OFF" "$SIZE" "rbp-$run-1"$'\n')
 			verdict=(corrupt_data)
 		fi
 		if page=$(python3 "$check" "${how[@]}" 2>&1); then
@@ -199,13 +233,15 @@ if want persist_kaslr; then
 	run=$(run_id)
 	fresh_ram
 	boot kaslr-w "write:$run:function" 1
-	python3 "$check" save "$ram" "$ADDR" "$SIZE" "$out/range-k.bin"
+	OFF=$(range_off kaslr-w)
+	[ -n "$OFF" ] || die "boot kaslr-w mapped no boot_map (see $out/kaslr-w/console.log)"
+	python3 "$check" save "$ram" "$OFF" "$SIZE" "$out/range-k.bin"
 	boot kaslr "read:$run" 1
 	retried=()
 	text() { sed -n '/^=== text/{n;p}' "$out/$1/guest.ktap" | awk '{ print $1 }'; }
 	if [ -n "$(text kaslr)" ] && [ "$(text kaslr)" = "$(text kaslr-w)" ]; then
 		msg "persist $flavour: both boots got the same KASLR offset; boot 2 again"
-		python3 "$check" restore "$ram" "$ADDR" "$out/range-k.bin"
+		python3 "$check" restore "$ram" "$OFF" "$out/range-k.bin"
 		boot kaslr "read:$run" 1
 		retried=(--retried)
 	fi

@@ -320,7 +320,7 @@ boot_check() {
 	cat "$results.$name" >> "$results"
 	rm -f "$results.$name"
 	# The two-boot persistent-buffer checks (persist.sh), once per arch
-	# that has them (x86_64: on the debug kernel, K_PERSIST).
+	# (K_PERSIST: the x86_64 debug kernel and arm64).
 	if [ "$K_PERSIST" = 1 ] && [ "${PERSIST:-1}" = 1 ]; then
 		: > "$results.$name.persist"
 		PERSIST_RESULTS=$results.$name.persist PERSIST_OUT=$out/persist-$flavour \
