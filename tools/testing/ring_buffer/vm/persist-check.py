@@ -26,7 +26,8 @@ A boot's DIR holds console.log (the kernel's console), guest.ktap (what
 guest/persist.sh printed: sections "=== NAME") and rc (QEMU's exit status).
 CASE is one of:
   keep          boot 2 shows boot 1's markers exactly, per CPU in order, with
-                non-decreasing time stamps, the sched_switch event,
+                non-decreasing time stamps, CPU 0's stalled at marker STEP's
+                after it (boot 1 set the clock back there), the sched_switch event,
                 "Ring buffer meta [N] is from previous boot!" for every CPU
                 that had markers, last_boot_info's two deltas (0 and 0: both
                 boots are nokaslr), buffer_meta in 6.12's format, and it
@@ -71,6 +72,9 @@ PAGE = 4096
 # The markers guest/persist.sh writes: 1 .. N/2 on CPU 0, the rest on the
 # last CPU.
 N_MARKERS = 600
+# Boot 1 sets the wall clock (boot_map traces with tai) back after this
+# marker of CPU 0.
+STEP = 75
 FUNCS = ('vfs_read', 'vfs_write')
 TRACE_LINE = re.compile(r'^\s*(.*?)\s+\[(\d+)\]\s+\S+\s+(\d+\.\d+):\s+(\S+?):?\s(.*)$')
 # A marker; its event is printed by name (the ip of tracing_mark_write(),
@@ -363,6 +367,28 @@ def check_salvage(lines, run, ncpu, damaged):
     return errs, gone
 
 
+def check_step(entries, run):
+    """After the clock stepped back, CPU 0's stamps stay at marker STEP's:
+    they never go back within a sub-buffer, and the step did happen."""
+    ts = {}
+    for cpu, t, ev, rest, l in entries:
+        m = MARKER.search(l)
+        if cpu == 0 and m and m.group(2).startswith('rbp-%s-' % run):
+            tail = m.group(2)[len('rbp-%s-' % run):]
+            if tail.isdigit():
+                ts[int(tail)] = t
+    if STEP not in ts or STEP + 1 not in ts:
+        return 'cpu0 markers %d and %d missing' % (STEP, STEP + 1)
+    if ts[1] >= ts[STEP]:
+        return 'cpu0 markers 1..%d all at %.6f' % (STEP, ts[1])
+    moved = [i for i in ts if i > STEP and ts[i] != ts[STEP]]
+    if moved:
+        return ('cpu0 marker %d at %.6f, marker %d at %.6f: the clock set back '
+                'after %d did not hold the stamps' % (moved[0], ts[moved[0]], STEP,
+                                                      ts[STEP], STEP))
+    return None
+
+
 def check_ts(entries):
     last = {}
     for cpu, ts, ev, rest, l in entries:
@@ -408,6 +434,9 @@ def judge(args):
             errs.append('no "Ring buffer meta [N] is from previous boot!" for cpu %s'
                         % missing)
         errs += check_markers(entries, run, ncpu)
+        e = check_step(entries, run) if case == 'keep' else None
+        if e:
+            errs.append(e)
         notes.append('%d entries kept, cpus %s from the previous boot'
                      % (len(entries), sorted(kept)))
         if not any(ev == 'sched_switch' for _, _, ev, _, _ in entries):

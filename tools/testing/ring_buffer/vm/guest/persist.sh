@@ -10,9 +10,11 @@
 # (trace_instance=boot_map^traceoff@ADDR:SIZE, memmap=SIZE$ADDR).  What this
 # boot does comes from QEMU's fw_cfg (-fw_cfg name=opt/rbpersist,string=...):
 #   write:RUNID[:function]  boot 1: print what boot_map holds (as read:
-#                 below), turn boot_map's tracing on, write the
-#                 markers rbp-RUNID-1 .. rbp-RUNID-$N (the first half on
-#                 CPU 0, the second on the last CPU), enable sched_switch
+#                 below), put boot_map on the tai clock, turn its tracing
+#                 on, write the markers rbp-RUNID-1 .. rbp-RUNID-$N (the
+#                 first half on CPU 0, the second on the last CPU; after
+#                 marker $STEP the wall clock, which tai follows, is set
+#                 back to 2000: a clock step back), enable sched_switch
 #                 for a moment and, with ":function", trace a few
 #                 functions (set_ftrace_filter) from before the markers to
 #                 the end; then the guest powers off with boot_map still on
@@ -29,6 +31,8 @@ NCPU=$(ls -d $T/per_cpu/cpu* | wc -l)
 LASTCPU=$((NCPU - 1))
 # The markers: 1 .. N/2 on CPU 0, the rest on the last CPU.
 N=600
+# The clock steps back after this marker (on CPU 0).
+STEP=75
 # The functions the ":function" boot traces (set_ftrace_filter).
 FUNCS="vfs_read vfs_write"
 
@@ -69,6 +73,8 @@ write)
 	for c in $(seq 0 $LASTCPU); do
 		section "buffer_meta cpu$c" $I/per_cpu/cpu$c/buffer_meta
 	done
+	# A clock change resets the buffer: before anything is written.
+	echo tai > $I/trace_clock
 	if [ "$extra" = function ]; then
 		# First: a tracer change resets the buffer.  The tracer stays on
 		# until the power-off, recording only these functions.
@@ -83,7 +89,9 @@ write)
 	half=$((N / 2))
 	# One shell per CPU, the markers written in order from that CPU.
 	taskset -c 0 sh -c "i=1; while [ \$i -le $half ]; do
-		echo rbp-$run-\$i > $I/trace_marker; i=\$((i + 1)); done"
+		echo rbp-$run-\$i > $I/trace_marker
+		[ \$i -ne $STEP ] || date -s '2000-01-01 00:00:00' > /dev/null
+		i=\$((i + 1)); done"
 	taskset -c $LASTCPU sh -c "i=$((half + 1)); while [ \$i -le $N ]; do
 		echo rbp-$run-\$i > $I/trace_marker; i=\$((i + 1)); done"
 	# One event, briefly: a few context switches on both CPUs.
