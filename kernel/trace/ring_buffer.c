@@ -1723,6 +1723,9 @@ rb_dump_look(struct trace_buffer *buffer, struct rb_cpu *cb, u64 *ts)
 		/* The reader's loss accounting, where the reader stands. */
 		cb->dump_seen = data_race(cb->lost_seen); /* as rd.seq */
 		cb->dump_mark = data_race(cb->lost_mark); /* as rd.seq */
+		/* A salvage gap not reported yet: seen = mark + 1 is ~0UL. */
+		if (data_race(cb->rd_gap)) /* as rd.seq */
+			cb->dump_seen = cb->dump_mark + 1;
 		/* data_race: a torn start is bounded by rb_dump_page(). */
 		if (data_race(cb->rd.own)) {
 			cur->off = data_race(cb->rd.off); /* as rd.own */
@@ -1746,6 +1749,8 @@ rb_dump_look(struct trace_buffer *buffer, struct rb_cpu *cb, u64 *ts)
 		rb_cur_start(cur, cur->seq + 1);
 		/* Lost so far: reported with the first event from here on. */
 		cb->dump_mark = local_read(&cb->overrun);
+		if (rb_gap(cb, cur->seq))
+			cb->dump_seen = cb->dump_mark + 1;
 	}
 	return NULL;
 }
@@ -2172,6 +2177,9 @@ static bool rb_iter_from_reader(struct ring_buffer_iter *iter)
 	iter->cur = cb->rd;
 	iter->cur.copy = copy;
 	memcpy(copy, cb->rd.copy, RB_HDR_BYTES + cb->rd.len);
+	/* The reader stands just past a salvage gap it has not reported. */
+	if (cb->rd_gap)
+		iter->dropped = true;
 	return true;
 }
 
@@ -2866,6 +2874,18 @@ static void rb_range_restore(struct rb_cpu *cb, u64 first, u64 last)
 	unsigned int end;
 	u64 s, ts = 0;
 
+	/*
+	 * Cut the damaged sub-buffers before the pages not kept lose their
+	 * numbers: a crash in between leaves no page that failed the check
+	 * as the only one with its number and its old length.
+	 */
+	for (s = first; s <= last; s++) {
+		sb = rb_slot_of(cb, s);
+		if (sb->page && rb_gap(cb, s + 1))
+			local_set(&sb->page->commit, sb->end);
+	}
+	/* Pairs with the next boot's rb_range_check(): pair 20. */
+	smp_wmb();
 	for (i = 0; i <= cb->nr; i++) {
 		struct rb_data_page *page = rb_range_page(cb, i);
 

@@ -2504,6 +2504,52 @@ static int test_range_salvage(void)
 	T_EQ(got, 0);
 	ring_buffer_free(t_sv_b);
 
+	/* an iterator opened where a peek has met the loss, not taken it */
+	if (t_salvage_boot(&a, save, head + 1))
+		return 1;
+	while ((e = ring_buffer_peek(t_sv_b, 0, &t, &lost)) && !lost)
+		ring_buffer_consume(t_sv_b, 0, NULL, NULL);
+	T_ASSERT(e && lost == ~0UL);
+	T_ASSERT(t_rev_ok(ring_buffer_event_data(e), ring_buffer_event_length(e), &id));
+	T_EQ(id, after);
+	it = ring_buffer_read_start(t_sv_b, 0, GFP_KERNEL);
+	T_ASSERT(it && ring_buffer_iter_peek(it, &t));
+	if (!ring_buffer_iter_dropped(it))
+		T_FAIL("iterator opened at %u, just after the loss: no drop", after);
+	ring_buffer_read_finish(it);
+	ring_buffer_free(t_sv_b);
+
+#ifndef RB_CFG_WEAK
+	/* the NMI dump, from the start and from a reader that met the loss */
+	for (int from_peek = 0; from_peek < 2; from_peek++) {
+		raw_spinlock_t *lock;
+		unsigned long flags;
+
+		if (t_salvage_boot(&a, save, head + 1))
+			return 1;
+		prev = (long long)id0 - 1;
+		while (from_peek && (e = ring_buffer_peek(t_sv_b, 0, &t, &lost)) && !lost) {
+			ring_buffer_consume(t_sv_b, 0, NULL, NULL);
+			prev++;
+		}
+		lock = t_reader_lock(t_sv_b, 0);
+		raw_spin_lock_irqsave(lock, flags);
+		sim_ctx.pc += NMI_OFFSET + HARDIRQ_OFFSET;
+		for (n = 0; (e = ring_buffer_consume(t_sv_b, 0, &t, &lost)); prev = id, n++) {
+			if (!t_rev_ok(ring_buffer_event_data(e), ring_buffer_event_length(e), &id) ||
+			    lost != (id == after ? ~0UL : 0) || (id != prev + 1 && id != after))
+				break;
+		}
+		sim_ctx.pc -= NMI_OFFSET + HARDIRQ_OFFSET;
+		raw_spin_unlock_irqrestore(lock, flags);
+		if (e)
+			T_FAIL("dump%s: %u after %lld with %lu lost", from_peek ? " after a peek" : "",
+			       id, prev, lost);
+		T_EQ(prev, (long long)id0 + 799);
+		ring_buffer_free(t_sv_b);
+	}
+#endif
+
 	/* read_page: the page that starts after the loss is flagged, no count */
 	if (t_salvage_boot(&a, save, head + 1))
 		return 1;
