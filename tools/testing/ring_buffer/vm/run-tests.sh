@@ -23,9 +23,9 @@
 #   2. the patch: made, then applied to a pristine tree with git am and
 #      patch -p1 --dry-run,
 #   3. for each kernel: configure and build, boot in QEMU, then check-log.py
-#      on the console and the guest's KTAP; for the debug kernel then
-#      persist.sh, the two-boot persistent-buffer checks (PERSIST=0 leaves
-#      them out).  The kernels are those of the
+#      on the console and the guest's KTAP; for the debug and arm64
+#      kernels then persist.sh, the two-boot persistent-buffer checks
+#      (PERSIST=0 leaves them out).  The kernels are those of the
 #      architectures in ARCHES (default "x86_64 arm64 i386"): for x86_64 the
 #      flavours in FLAVOURS (default "normal debug"), for arm64 and i386 one
 #      kernel each (boot-arm64, boot-i386; see flavour_setup in lib.sh, which
