@@ -72,8 +72,8 @@ PAGE = 4096
 # The markers guest/persist.sh writes: 1 .. N/2 on CPU 0, the rest on the
 # last CPU.
 N_MARKERS = 600
-# Boot 1 sets the wall clock (boot_map traces with tai) back after this
-# marker of CPU 0.
+# Boot 1 sets the wall clock (boot_map traces with tai) 5 s back after
+# this marker of CPU 0.
 STEP = 75
 FUNCS = ('vfs_read', 'vfs_write')
 TRACE_LINE = re.compile(r'^\s*(.*?)\s+\[(\d+)\]\s+\S+\s+(\d+\.\d+):\s+(\S+?):?\s(.*)$')

@@ -14,7 +14,7 @@
 #                 on, write the markers rbp-RUNID-1 .. rbp-RUNID-$N (the
 #                 first half on CPU 0, the second on the last CPU; after
 #                 marker $STEP the wall clock, which tai follows, is set
-#                 back to 2000: a clock step back), enable sched_switch
+#                 5 s back: a clock step back), enable sched_switch
 #                 for a moment and, with ":function", trace a few
 #                 functions (set_ftrace_filter) from before the markers to
 #                 the end; then the guest powers off with boot_map still on
@@ -86,11 +86,15 @@ write)
 		cat /proc/version > /tmp/v
 		cat /tmp/v > /dev/null
 	fi
+	# trace.c hides events stamped before the buffer's last reset (the
+	# clock change): the step back must stay after it, so it comes 6 s
+	# later and goes 5 s back, below the stamps already written.
+	sleep 6
 	half=$((N / 2))
 	# One shell per CPU, the markers written in order from that CPU.
 	taskset -c 0 sh -c "i=1; while [ \$i -le $half ]; do
 		echo rbp-$run-\$i > $I/trace_marker
-		[ \$i -ne $STEP ] || date -s '2000-01-01 00:00:00' > /dev/null
+		[ \$i -ne $STEP ] || date -s @\$((\$(date +%s) - 5)) > /dev/null
 		i=\$((i + 1)); done"
 	taskset -c $LASTCPU sh -c "i=$((half + 1)); while [ \$i -le $N ]; do
 		echo rbp-$run-\$i > $I/trace_marker; i=\$((i + 1)); done"
