@@ -6,7 +6,7 @@
 #                       and show the buffer at work, power off
 #   make shell          the same kernel with an interactive busybox shell
 #   make test           every test: user-space harness, patch check, x86_64
-#                       normal and debug, arm64 and i386 kernel boots; ends
+#                       debug, arm64 and i386 kernel boots; ends
 #                       with "N passed, M failed"
 #   make patch          write build/ring-buffer.patch (git format-patch)
 #   make review         checkpatch --strict, sparse and kernel-doc on our patch
@@ -35,7 +35,8 @@
 #   SMP=N               guest CPUs (default 2)
 #   KERNEL_TREE=DIR     your own unpacked 6.12.y tree instead of Debian's tarball
 #   JOBS=N              make -j for the kernel build (default 2)
-#   FLAVOURS="normal debug"  which x86_64 kernels `make test` boots
+#   FLAVOURS=debug      which x86_64 kernels `make test` boots ("normal debug"
+#                       adds make run's kernel)
 #   ARCHES="x86_64 arm64 i386"  which architectures `make test` boots
 #   CROSS=0             make test leaves out the arm/riscv64 link checks
 #   PERSIST=0           make test leaves out the two-boot persistent-buffer
@@ -79,7 +80,7 @@ export STOCK QEMU_ACCEL SMP KERNEL_TREE JOBS FLAVOURS ARCHES VERBOSE TIMEOUT TIM
 all: help
 
 help:
-	@sed -n '3,55p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,57p' Makefile | sed 's/^# \{0,1\}//'
 
 # One install step (vm/install-deps.sh): every apt call waits for the others.
 deps:

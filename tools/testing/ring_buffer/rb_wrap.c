@@ -69,6 +69,16 @@ void t_map_ipi(struct trace_buffer *b, int cpu)
 #endif
 }
 
+/* The published commit position of @cpu (ours; 0 with the stock file). */
+u64 t_commit_pos(struct trace_buffer *b, int cpu)
+{
+#ifdef RB_STOCK
+	return 0;
+#else
+	return local64_read(&per_cpu_ptr(b->slots, cpu)->cb->commit);
+#endif
+}
+
 /*
  * Bytes by which the commit word of the page the writer of @cpu is on lags
  * behind the published commit (ours; 0 with the stock file).

@@ -1445,6 +1445,28 @@ static u32 t_sw_fill_len(struct trace_buffer *b)
 	return len >= 8 ? len : 8;
 }
 
+/*
+ * After the interrupt, CPU 0's published commit is watched for the next
+ * T_SW_WATCH instructions of the task's code: it never goes back, as a
+ * reader on another CPU may look at any moment (it found the interrupt's
+ * events already).
+ */
+#define T_SW_WATCH 64
+static u64 t_sw_commit;
+
+static void t_sw_watch(void)
+{
+	u64 c = t_commit_pos(t_pc_buf, 0);
+
+	if (c < t_sw_commit) {
+		printf("# CPU 0's commit went back from %llu to %llu\n",
+		       (unsigned long long)t_sw_commit, (unsigned long long)c);
+		fflush(stdout);
+		_exit(5);
+	}
+	t_sw_commit = c;
+}
+
 static void t_sw_irq(void)
 {
 	struct trace_buffer *b = t_pc_buf;
@@ -1481,6 +1503,8 @@ static void t_sw_irq(void)
 		break;
 	}
 	t_leave(HARDIRQ_OFFSET);
+	t_sw_commit = t_commit_pos(b, 0);
+	sim_step_watch(t_sw_watch, T_SW_WATCH);
 }
 
 /* The task's events: seeds 1 to 4, 24 bytes each, the first one moves on. */

@@ -191,6 +191,7 @@ class Runner:
         self.wrap = os.environ['MUT_WRAP']
         self.corpus = os.environ['MUT_CORPUS']
         self.names = None
+        self.sweeps = None
         self.herd = None
         self.last_case = None
 
@@ -230,7 +231,8 @@ class Runner:
             return ['--fail-fast', '--corpus', self.corpus,
                     '--skip', ','.join(SWEEPS + ('stress_',))]
         if phase == 'sweeps':
-            rest = [n for n in self.case_names(prog) if not n.startswith(SWEEPS)]
+            want = self.sweeps or SWEEPS
+            rest = [n for n in self.case_names(prog) if not n.startswith(want)]
             return ['--fail-fast', '--jobs', JOBS, '--skip', ','.join(rest)]
         return ['--fail-fast', '--only', 'stress_', '--stress-secs', STRESS_SECS]
 
@@ -289,6 +291,16 @@ def main():
     only = None
     if '--only' in args:
         only = args[args.index('--only') + 1].split(',')
+    # Triage of a survivor: --phases fast,sweeps,stress (a subset, in that
+    # order) and --sweeps PREFIX,... (the sweep cases run).  A mutant that
+    # survives such a run has not been through every test.
+    phases = ['fast', 'sweeps', 'stress']
+    if '--phases' in args:
+        want = args[args.index('--phases') + 1].split(',')
+        phases = [p for p in phases if p in want]
+    sweeps = None
+    if '--sweeps' in args:
+        sweeps = tuple(args[args.index('--sweeps') + 1].split(','))
     try:
         muts = parse(LIST)
         with open(os.environ.get('MUT_SRC', os.path.join(
@@ -306,13 +318,13 @@ def main():
     if only and len(sel) != len(only):
         print('# --only names a mutant not in the list')
         return 1
-    phases = ['fast', 'sweeps', 'stress']
     work = os.environ['MUT_WORK']
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
     r = Runner(work)
+    r.sweeps = sweeps
     t0 = time.time()
     print('KTAP version 1')
     print('# %s: %d of %d mutants of %s' % ('quick subset, under 10 minutes (make mutants-all runs every one)'
@@ -411,7 +423,10 @@ def main():
                 still.append(m)
         live = still
     for m in live:
-        report(m, 'survived', '', secs[m['name']], notes[m['name']])
+        partial = '' if (phases == ['fast', 'sweeps', 'stress'] and not sweeps) else \
+            ' (partial run: %s%s)' % (','.join(phases),
+                                      ', sweeps ' + ','.join(sweeps) if sweeps else '')
+        report(m, 'survived', '', secs[m['name']], notes[m['name']] + partial)
     killed, survived, errors = st['killed'], st['survived'], st['errors']
     passed, failed, skipped = st['passed'], st['failed'], st['skipped']
     n = killed + survived

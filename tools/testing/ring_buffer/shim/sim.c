@@ -791,6 +791,8 @@ static __thread int sim_step_child;
 static __thread long sim_step_points, sim_step_first_bad, sim_step_tolerated;
 static __thread int sim_step_status, sim_step_tolerate;
 static __thread long sim_step_steps;
+static __thread void (*sim_watch_fn)(void);
+static __thread long sim_watch_left;
 
 /*
  * The Makefile renames rb_wrap.o's .text (the file under test and the
@@ -826,6 +828,16 @@ static void sim_on_trap(int sig, siginfo_t *si, void *ucp)
 
 	(void)sig;
 	(void)si;
+	if (sim_step_child) {
+		/* a child watching after its interrupt (sim_step_watch()) */
+		if (sim_watch_left > 0 && sim_step_here(uc)) {
+			sim_watch_left--;
+			sim_watch_fn();
+		}
+		if (sim_watch_left <= 0)
+			uc->uc_mcontext.gregs[REG_EFL] &= ~SIM_TF;
+		return;
+	}
 	if (!fn)
 		return;
 	sim_step_steps++;
@@ -833,10 +845,12 @@ static void sim_on_trap(int sig, siginfo_t *si, void *ucp)
 		return;
 	pid = fork();
 	if (pid == 0) {
-		uc->uc_mcontext.gregs[REG_EFL] &= ~SIM_TF;
 		sim_step_fn = NULL;
 		sim_step_child = 1;
+		sim_watch_left = 0;
 		fn();
+		if (sim_watch_left <= 0)
+			uc->uc_mcontext.gregs[REG_EFL] &= ~SIM_TF;
 		return;
 	}
 	if (pid < 0 || waitpid(pid, &st, 0) != pid)
@@ -882,10 +896,17 @@ int sim_step_sweep(void (*fn)(void), int tolerate)
 	return 1;
 }
 
+void sim_step_watch(void (*fn)(void), long steps)
+{
+	sim_watch_fn = fn;
+	sim_watch_left = steps;
+}
+
 int sim_step_end(void)
 {
 	__asm__ volatile("pushfq; andq %0, (%%rsp); popfq" : : "i"(~SIM_TF) : "memory", "cc");
 	sim_step_fn = NULL;
+	sim_watch_left = 0;
 	if (sim_step_child)
 		fflush(NULL);
 	return sim_step_child;
@@ -904,6 +925,10 @@ long sim_step_results(long *first_bad, int *status, long *tolerated)
 int sim_step_sweep(void (*fn)(void), int tolerate)
 {
 	return 0;
+}
+
+void sim_step_watch(void (*fn)(void), long steps)
+{
 }
 
 int sim_step_end(void)

@@ -55,6 +55,13 @@ void sim_fail_alloc_after(long n);
  * sim_step_sweep() returns 0 where single-stepping is not available.
  */
 int sim_step_sweep(void (*fn)(void), int tolerate);
+/*
+ * In a child, from its interrupt: once the interrupt returns, go on
+ * stepping and call @fn after each of the next @steps instructions in
+ * ring_buffer.c's code (an observer on another CPU that looks after every
+ * store), then stop.  @fn may _exit() with a failure.
+ */
+void sim_step_watch(void (*fn)(void), long steps);
 int sim_step_end(void);
 long sim_step_results(long *first_bad, int *status, long *tolerated);
 /*

@@ -100,7 +100,7 @@ want() {
 		[ "${STOCK:-}" = 1 ] || [ -z "${HERDTOOLS:-}" ] || want litmus
 		for a in ${ARCHES:-x86_64 arm64 i386}; do
 			case $a in
-			x86_64) for f in ${FLAVOURS:-normal debug}; do
+			x86_64) for f in $TEST_FLAVOURS; do
 					flavour_setup "$f"
 					pkgs+=("${K_PKGS[@]}")
 				done ;;

@@ -109,6 +109,13 @@ qemu_pkg() {
 
 # The kernels make test can build and boot.  A boot is named by its flavour:
 # normal and debug are x86_64 kernels, arm64 and i386 one kernel each.
+# make test's x86_64 flavours: FLAVOURS, by default debug only.  The debug
+# kernel runs every guest check under KASAN and lockdep; the i386 and arm64
+# kernels are built without them, and arm64 runs ftrace's startup tests
+# (flavour_setup: K_STARTUP).  The normal kernel (make run's) adds those
+# tests on x86_64 and the speed-dependent checks at full speed:
+# FLAVOURS="normal debug" boots it too.
+TEST_FLAVOURS=${FLAVOURS:-debug}
 # flavour_setup FLAVOUR sets, for that kernel:
 #   K_ARCH       the kernel's ARCH= (x86_64, arm64, i386)
 #   K_CROSS      CROSS_COMPILE= ("" for a native build)
@@ -116,9 +123,11 @@ qemu_pkg() {
 #   K_FRAGS      the config fragments, in merge order (a later one wins)
 #   K_OBJ_SUFFIX the object directory is build/obj-KIND$K_OBJ_SUFFIX
 #   K_PKGS       Debian packages the build needs beyond KERNEL_BUILD_PKGS
-#   K_STARTUP    1: make test's boot runs ftrace's own startup tests (every
-#                kernel but debug: under KASAN they add minutes and test
-#                nothing of ours that the guest checks do not)
+#   K_STARTUP    1: make test's boot runs ftrace's own startup tests: once
+#                per make test, on arm64 (the weakly ordered arch), and on
+#                the normal x86_64 kernel when FLAVOURS has it; they add a
+#                minute or more to a boot (several under KASAN) and test
+#                nothing of ours that the guest checks do not
 #   K_PERSIST    1: make test runs persist.sh's two-boot checks on it (once
 #                per arch: the x86_64 debug kernel, with KASAN watching the
 #                validator of the previous boot's range, and arm64)
@@ -137,7 +146,7 @@ flavour_setup() {
 		K_FRAGS=("$c/base.config" "$c/x86.config" "$c/persist.config") ;;
 	debug) K_ARCH=x86_64 K_OBJ_SUFFIX=-debug K_STARTUP=0 K_PERSIST=1
 		K_FRAGS=("$c/base.config" "$c/x86.config" "$c/persist.config" "$c/debug.config") ;;
-	i386) K_ARCH=i386 K_OBJ_SUFFIX=-i386
+	i386) K_ARCH=i386 K_OBJ_SUFFIX=-i386 K_STARTUP=0
 		K_FRAGS=("$c/base.config" "$c/x86.config" "$c/i386.config") ;;
 	arm64) K_ARCH=arm64 K_OBJ_SUFFIX=-arm64 K_CROSS=aarch64-linux-gnu- K_PERSIST=1
 		K_TARGET=Image K_IMAGE=arch/arm64/boot/Image

@@ -8,9 +8,10 @@
 #                (made first, as `make patch` does): 0 errors, 0 warnings.
 #                Its "total:" line is printed.
 #   sparse       make C=2 kernel/trace/ring_buffer.o and
-#                kernel/trace/ring_buffer_selftest.o in build/obj-ours (the
-#                configured object directory of our normal kernel, built from
-#                build/src-ours): no warning or error that names one of our
+#                kernel/trace/ring_buffer_selftest.o in REVIEW_OBJ (default
+#                build/obj-ours, our normal x86_64 kernel; make test passes
+#                the debug one's, build/obj-ours-debug), built from
+#                build/src-ours: no warning or error that names one of our
 #                files.  Warnings in other kernel files are listed, not counted.
 #   kernel-doc   scripts/kernel-doc -Wall -none on ring_buffer.c, ring_buffer.h
 #                and ring_buffer_selftest.c: no output at all.
@@ -36,7 +37,7 @@ log=$BUILD/review
 mkdir -p "$log"
 patch=$BUILD/ring-buffer.patch
 src=$BUILD/src-ours
-obj=$BUILD/obj-ours
+obj=${REVIEW_OBJ:-$BUILD/obj-ours}
 # Our files, as paths inside the kernel tree.
 OURS=(kernel/trace/ring_buffer.c include/linux/ring_buffer.h
 	kernel/trace/ring_buffer_selftest.c)
@@ -152,7 +153,7 @@ sparse_all() {
 
 if [ ! -f "$obj/.config" ] || [ ! -e "$src/.git" ]; then
 	for o in kernel/trace/ring_buffer.o kernel/trace/ring_buffer_selftest.o; do
-		result fail "sparse $o" "build/obj-ours is not configured: run make kernel first"
+		result fail "sparse $o" "${obj#$REPO/} is not configured: run make kernel first"
 	done
 elif [ "${RB_LOCK_HELD:-}" = 1 ]; then
 	sparse_all

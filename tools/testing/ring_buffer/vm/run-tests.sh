@@ -27,9 +27,9 @@
 #      kernels then persist.sh, the two-boot persistent-buffer checks
 #      (PERSIST=0 leaves them out).  The kernels are those of the
 #      architectures in ARCHES (default "x86_64 arm64 i386"): for x86_64 the
-#      flavours in FLAVOURS (default "normal debug"), for arm64 and i386 one
+#      flavours in FLAVOURS (default "debug"; see lib.sh), for arm64 and i386 one
 #      kernel each (boot-arm64, boot-i386; see flavour_setup in lib.sh, which
-#      also says which boots run ftrace's own startup tests: all but debug).
+#      also says which boots run ftrace's own startup tests: arm64 and normal).
 #   4. (ours only) review.sh: checkpatch --strict, sparse and kernel-doc on
 #      our patch, one result per check; it runs after the builds (sparse
 #      needs build/obj-ours) while the last boot goes on.
@@ -159,7 +159,7 @@ race_result() {
 boots=()
 for a in ${ARCHES:-x86_64 arm64 i386}; do
 	case $a in
-	x86_64) for f in ${FLAVOURS:-normal debug}; do boots+=("$f"); done ;;
+	x86_64) for f in $TEST_FLAVOURS; do boots+=("$f"); done ;;
 	arm64 | i386) boots+=("$a") ;;
 	*) die "unknown arch '$a' in ARCHES (x86_64, arm64, i386)" ;;
 	esac
@@ -375,13 +375,22 @@ done
 # --- 4. review: checkpatch, sparse, kernel-doc --------------------------------------
 # Our patch only: the stock one is the reference, not ours to review.  We
 # hold build/.lock-ours, which review.sh would otherwise take.  Its sparse
-# run uses the x86_64 objects (build/obj-ours).
+# run uses the objects of the first x86_64 kernel (build/obj-ours-debug by
+# default).
 if [ "$kind" = ours ] && [[ " ${ARCHES:-x86_64} " != *" x86_64 "* ]]; then
-	msg "ARCHES has no x86_64: review.sh (sparse on build/obj-ours) not run"
+	msg "ARCHES has no x86_64: review.sh (sparse on an x86_64 object directory) not run"
 elif [ "$kind" = ours ]; then
 	stage_start "review: checkpatch, sparse, kernel-doc (review.sh)"
 	nbefore=$(wc -l < "$results")
-	if RB_LOCK_HELD=1 REVIEW_RESULTS=$results bash "$VM_DIR/review.sh"; then
+	# sparse runs in the object directory of the first x86_64 kernel built.
+	review_obj=$BUILD/obj-$kind
+	for f in $TEST_FLAVOURS; do
+		flavour_setup "$f"
+		review_obj=$BUILD/obj-$kind$K_OBJ_SUFFIX
+		break
+	done
+	if RB_LOCK_HELD=1 REVIEW_RESULTS=$results REVIEW_OBJ=$review_obj \
+		bash "$VM_DIR/review.sh"; then
 		stage_end
 	else
 		stage_end FAILED
