@@ -100,9 +100,6 @@ x86_64)
 	ADDR=0x30000000 # physical, 768 MiB: above the kernel, below the initrd
 	RAM_BASE=0
 	append="memmap=$((SIZE >> 20))M\$$ADDR trace_instance=boot_map^traceoff@$ADDR:$((SIZE >> 20))M"
-	# No ACPI to declare fw_cfg: its I/O ports (selector 0x510, data
-	# 0x511, DMA 0x514) on the command line (persist.config).
-	append+=" qemu_fw_cfg.ioport=0xc@0x510"
 	;;
 arm64)
 	RAM_BASE=$((0x40000000))

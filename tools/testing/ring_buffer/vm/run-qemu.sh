@@ -6,7 +6,7 @@
 # The machine is chosen by GUEST_ARCH (default x86_64):
 #   x86_64, i386  qemu-system-x86_64 / qemu-system-i386 (PC): the
 #                 console on the first 8250 UART, the guest's KTAP on the
-#                 second; the guest resets (no ACPI) and -no-reboot ends QEMU
+#                 second; ACPI power-off
 #   arm64         qemu-system-aarch64 -M virt -cpu max (PL011 console, the
 #                 guest's KTAP on a virtio console, hvc0); PSCI power-off
 #
