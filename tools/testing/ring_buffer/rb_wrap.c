@@ -6,7 +6,31 @@
  */
 #include "rb_kernel.h"
 
+/*
+ * The file's memcpy(): a test may set t_copy_hook to run in the middle of
+ * the next copy of 64 bytes or more, once, as another CPU's stores can
+ * land inside a copy (the sweeps interrupt only at the call and after it).
+ */
+void (*t_copy_hook)(void);
+
+static void *t_rb_memcpy(void *dst, const void *src, size_t n)
+{
+	void (*fn)(void) = t_copy_hook;
+	size_t half = n / 2;
+
+	if (!fn || n < 64)
+		return memcpy(dst, src, n);
+	t_copy_hook = NULL;
+	memcpy(dst, src, half);
+	fn();
+	memcpy((char *)dst + half, (const char *)src + half, n - half);
+	return dst;
+}
+#define memcpy(d, s, n) t_rb_memcpy(d, s, n)
+
 #include RB_SRC
+
+#undef memcpy
 
 /*
  * White-box hooks for the tests: state of the file under test that the

@@ -3015,6 +3015,87 @@ static int test_iter_dropped_by_push(void)
 	return 0;
 }
 
+/*
+ * A writer on CPU 0 laps the ring while an iterator on CPU 1 is halfway
+ * through its copy of one of CPU 0's sub-buffers (t_copy_hook splits the
+ * copy, as a remote CPU's stores can land inside a memcpy): the copy's
+ * first half is the old lap's, its second half the new lap's, whose
+ * events are of another size.  The iterator must find the slot reused and
+ * drop the copy: every event it shows is a whole one of either lap.
+ */
+#define T_CT_OLD 40
+#define T_CT_NEW 1000
+static struct {
+	struct trace_buffer *b;
+	struct sim_thread th;
+	u32 seed;
+} t_ct;
+
+static void *t_ct_writer(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < 400; i++)
+		t_write(t_ct.b, 100, t_ct.seed++);
+	return NULL;
+}
+
+static void t_ct_lap(void)
+{
+	sim_thread_start(&t_ct.th, 0, t_ct_writer, NULL);
+	sim_thread_join(&t_ct.th);
+}
+
+static bool t_ct_whole(struct ring_buffer_event *e)
+{
+	unsigned int len = ring_buffer_event_length(e);
+	void *data = ring_buffer_event_data(e);
+	u32 seed;
+
+	if (len == 60) {
+		for (seed = 0; seed < T_CT_OLD; seed++)
+			if (t_check(data, 60, seed))
+				return true;
+	} else if (len == 100) {
+		for (seed = T_CT_NEW; seed < t_ct.seed; seed++)
+			if (t_check(data, 100, seed))
+				return true;
+	}
+	return false;
+}
+
+static int test_iter_copy_torn(void)
+{
+	struct trace_buffer *b = t_alloc(4 * PAGE_SIZE, RB_FL_OVERWRITE);
+	struct ring_buffer_event *e;
+	struct ring_buffer_iter *it;
+	u32 i, shown = 0;
+
+	T_ASSERT(b);
+	for (i = 0; i < T_CT_OLD; i++)
+		T_EQ(t_write(b, 60, i), 0);
+	t_ct.b = b;
+	t_ct.seed = T_CT_NEW;
+	sim_bind(1);
+	t_copy_hook = t_ct_lap;
+	it = ring_buffer_read_start(b, 0, GFP_KERNEL);
+	T_ASSERT(it);
+	while ((e = ring_buffer_iter_peek(it, NULL))) {
+		if (!t_ct_whole(e))
+			T_FAIL("event %u the iterator shows is torn (length %u)",
+			       shown, ring_buffer_event_length(e));
+		shown++;
+		ring_buffer_iter_advance(it);
+	}
+	/* the writer ran inside an iterator's copy and lapped the ring */
+	T_ASSERT(!t_copy_hook);
+	T_ASSERT(t_ct.seed == T_CT_NEW + 400);
+	T_ASSERT(ring_buffer_overrun_cpu(b, 0) >= T_CT_OLD);
+	ring_buffer_read_finish(it);
+	sim_bind(0);
+	ring_buffer_free(b);
+	return 0;
+}
+
 static int test_iter_overrun_behind(void)
 {
 	struct trace_buffer *b = t_alloc(4 * PAGE_SIZE, RB_FL_OVERWRITE);
@@ -3130,5 +3211,6 @@ const struct rb_case rb_unit_cases[] = {
 	{ "unit_dropped_vs_reset", test_dropped_vs_reset },
 	{ "unit_iter_overrun_behind", test_iter_overrun_behind },
 	{ "unit_iter_dropped_by_push", test_iter_dropped_by_push },
+	{ "unit_iter_copy_torn", test_iter_copy_torn },
 };
 const int rb_nr_unit_cases = ARRAY_SIZE(rb_unit_cases);
