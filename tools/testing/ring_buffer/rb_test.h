@@ -127,6 +127,8 @@ unsigned long t_room(struct trace_buffer *b, int cpu);
 void t_map_ipi(struct trace_buffer *b, int cpu);
 long t_live_commit_lag(struct trace_buffer *b, int cpu);
 u64 t_commit_pos(struct trace_buffer *b, int cpu);
+void *t_overrun_counter(struct trace_buffer *b, int cpu);
+int t_pages_distinct(struct trace_buffer *b, int cpu);
 /* run once in the middle of the file's next memcpy() of 64 bytes or more */
 extern void (*t_copy_hook)(void);
 

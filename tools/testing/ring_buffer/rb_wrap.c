@@ -93,6 +93,48 @@ void t_map_ipi(struct trace_buffer *b, int cpu)
 #endif
 }
 
+/* The counter behind ring_buffer_overrun_cpu() (ours; NULL with stock). */
+void *t_overrun_counter(struct trace_buffer *b, int cpu)
+{
+#ifdef RB_STOCK
+	return NULL;
+#else
+	return &per_cpu_ptr(b->slots, cpu)->cb->overrun;
+#endif
+}
+
+#ifndef RB_STOCK
+/* The page slot @sb will hold: next once a reader has taken it. */
+static struct rb_data_page *t_slot_page(struct rb_subbuf *sb)
+{
+	return atomic_long_read(&sb->tag) & RB_TAKEN ? sb->next : sb->page;
+}
+#endif
+
+/*
+ * Does every slot of @cpu's ring hold a page of its own (a taken slot:
+ * the page the reader left it), and the reader's page (its spare or the
+ * one it reads) none of them?  Ours; 1 with stock.
+ */
+int t_pages_distinct(struct trace_buffer *b, int cpu)
+{
+#ifndef RB_STOCK
+	struct rb_cpu *cb = per_cpu_ptr(b->slots, cpu)->cb;
+	unsigned long i, j;
+
+	for (i = 0; i < cb->nr; i++) {
+		struct rb_data_page *p = t_slot_page(&cb->subbufs[i]);
+
+		if (p == cb->rd.copy)
+			return 0;
+		for (j = 0; j < i; j++)
+			if (p == t_slot_page(&cb->subbufs[j]))
+				return 0;
+	}
+#endif
+	return 1;
+}
+
 /* The published commit position of @cpu (ours; 0 with the stock file). */
 u64 t_commit_pos(struct trace_buffer *b, int cpu)
 {

@@ -2947,6 +2947,109 @@ static int test_dropped_vs_reset(void)
 	return 0;
 }
 
+/*
+ * A reader on CPU 1 runs while the writer on CPU 0 is inside its push of
+ * the oldest sub-buffer (overwrite mode), paused between the head cmpxchg
+ * and the count of the pushed events (sim_local_split_at on the overrun
+ * counter): the reader must wait for the count, not report the gap
+ * without it, and its repeated attempts to take the pushed sub-buffer may
+ * not hand the slot a page twice.  Afterwards everything reads back in
+ * order, every gap reported with the number of events it lost.
+ */
+static u32 t_seed_of(struct ring_buffer_event *e, u32 from, u32 total);
+
+static struct {
+	struct trace_buffer *b;
+	struct sim_thread th;
+	sem_t paused, go;
+	u32 seed;
+} t_tp;
+
+static void t_tp_split(void)
+{
+	sim_local_split_at = NULL;
+	sem_post(&t_tp.paused);
+	sem_wait(&t_tp.go);
+}
+
+static void *t_tp_writer(void *arg)
+{
+	(void)arg;
+	sim_local_split_at = t_overrun_counter(t_tp.b, 0);
+	sim_local_split_fn = t_tp_split;
+	while (sim_local_split_at)
+		t_write(t_tp.b, 60, t_tp.seed++);
+	return NULL;
+}
+
+/* Consume CPU 0 to the end: in order, each gap reported exactly. */
+static int t_tp_drain(struct trace_buffer *b, u32 *want, u32 total)
+{
+	struct ring_buffer_event *e;
+	unsigned long lost;
+	u32 seed;
+
+	while ((e = ring_buffer_consume(b, 0, NULL, &lost))) {
+		seed = t_seed_of(e, *want, total);
+		if (seed < *want || seed >= total)
+			T_FAIL("event %u after %u", seed, *want - 1);
+		if (lost != seed - *want)
+			T_FAIL("event %u: %lu lost reported, %u missing", seed,
+			       lost, seed - *want);
+		*want = seed + 1;
+	}
+	return 0;
+}
+
+static int test_take_during_push(void)
+{
+	struct trace_buffer *b = t_alloc(4 * PAGE_SIZE, RB_FL_OVERWRITE);
+	struct ring_buffer_event *e;
+	unsigned long lost;
+	u32 want = 0, seed;
+
+	T_ASSERT(b);
+	t_tp.b = b;
+	t_tp.seed = 0;
+	sem_init(&t_tp.paused, 0, 0);
+	sem_init(&t_tp.go, 0, 0);
+	sim_thread_start(&t_tp.th, 0, t_tp_writer, NULL);
+	sem_wait(&t_tp.paused);
+	/* the writer has moved head past the oldest sub-buffer, uncounted */
+	sim_bind(1);
+	e = ring_buffer_consume(b, 0, NULL, &lost);
+	if (e) {
+		seed = t_seed_of(e, 0, t_tp.seed);
+		if (lost != seed)
+			T_FAIL("during the push: event %u with %lu lost reported",
+			       seed, lost);
+		want = seed + 1;
+	}
+	T_ASSERT(t_pages_distinct(b, 0));
+	sem_post(&t_tp.go);
+	sim_thread_join(&t_tp.th);
+	T_ASSERT(t_pages_distinct(b, 0));
+	if (t_tp_drain(b, &want, t_tp.seed))
+		return 1;
+	T_EQ(want, t_tp.seed);
+	/* three more laps, read after each: the ring still works */
+	sim_bind(0);
+	for (int lap = 0; lap < 3; lap++) {
+		u32 end = t_tp.seed + 300;
+
+		while (t_tp.seed < end)
+			T_EQ(t_write(b, 60, t_tp.seed++), 0);
+		T_ASSERT(t_pages_distinct(b, 0));
+		if (t_tp_drain(b, &want, t_tp.seed))
+			return 1;
+		T_EQ(want, t_tp.seed);
+	}
+	sem_destroy(&t_tp.paused);
+	sem_destroy(&t_tp.go);
+	ring_buffer_free(b);
+	return 0;
+}
+
 /* The seed of a 60-byte event, looked for from @from on, then below it. */
 /*
  * The seed of a 60-byte event, trying @from first: t_fill() patterns of
@@ -3212,5 +3315,6 @@ const struct rb_case rb_unit_cases[] = {
 	{ "unit_iter_overrun_behind", test_iter_overrun_behind },
 	{ "unit_iter_dropped_by_push", test_iter_dropped_by_push },
 	{ "unit_iter_copy_torn", test_iter_copy_torn },
+	{ "unit_take_during_push", test_take_during_push },
 };
 const int rb_nr_unit_cases = ARRAY_SIZE(rb_unit_cases);
