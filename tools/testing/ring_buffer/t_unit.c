@@ -3154,11 +3154,12 @@ static bool t_ct_whole(struct ring_buffer_event *e)
 	void *data = ring_buffer_event_data(e);
 	u32 seed;
 
-	if (len == 60) {
+	/* the length is rounded up to the payload alignment (8 when weak) */
+	if (len >= 60 && len < 68) {
 		for (seed = 0; seed < T_CT_OLD; seed++)
 			if (t_check(data, 60, seed))
 				return true;
-	} else if (len == 100) {
+	} else if (len >= 100 && len < 108) {
 		for (seed = T_CT_NEW; seed < t_ct.seed; seed++)
 			if (t_check(data, 100, seed))
 				return true;
