@@ -32,7 +32,7 @@
 #      also says which boots run ftrace's own startup tests: arm64 and normal).
 #   4. (ours only) review.sh: checkpatch --strict, sparse and kernel-doc on
 #      our patch, one result per check; it runs after the builds (sparse
-#      needs build/obj-ours) while the last boot goes on.
+#      needs the first x86_64 kernel's objects) while the last boot goes on.
 #   5. (ours only) cross-link.sh arm, riscv64: kernel/trace/ and the
 #      kernel's own lib/ built W=1 for those arches, no warning in our
 #      files, no libgcc helper our objects need that the kernel lacks.
