@@ -547,7 +547,7 @@ static void a_ls_trap(int sig, siginfo_t *si, void *ucp)
 	if (!a_ls_on || !sim_held_raw(a_ls_lock))
 		return;
 	fflush(NULL);
-	pid = fork();
+	pid = sim_fork();
 	if (pid == 0) {
 		a_ls_on = 0;
 #ifdef __x86_64__
@@ -1045,7 +1045,7 @@ static int attack_oops_dump_reader_locked(void)
 
 	T_ASSERT(b);
 	fflush(NULL);
-	pid = fork();
+	pid = sim_fork();
 	if (pid == 0) {
 		unsigned long flags, n = 0;
 

@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 
@@ -19,14 +20,23 @@ static const char *t_cur_case = "";
 
 /*
  * The watchdog: a case fails when it has used more than its limit of CPU
- * time (a livelock spins), or three times that in wall time (a deadlock
- * sleeps).  CPU time, not wall time, because make test runs the harness
- * niced beside kernel builds, where a sweep may get a tenth of a core.
- * A thread of its own checks every 10 s, so that no signal reaches the
- * cases.  Its state is read and written with atomics (TSan runs it too).
+ * time (a livelock spins), or three times that in wall time, or when
+ * neither it nor any process it forked (t_in_child(), the sweeps'
+ * children) has run at all for t_stall seconds of wall time (a deadlock
+ * sleeps: a child stuck on a lock, a parent waiting for it).  CPU time,
+ * not wall time, because make test runs the harness niced beside kernel
+ * builds, where a sweep may get a tenth of a core; but a niced process
+ * that can run still runs some every few seconds.  On a stall it prints
+ * the stack of every thread of every process of the case (gdb), kills
+ * them and exits.  A thread of its own checks every 10 s, so that no
+ * signal reaches the cases; it allocates nothing (raw open/read/getdents
+ * into static buffers: a thread inside malloc() when a case forks would
+ * leave the child an allocator lock held for ever).  Its state is read
+ * and written with atomics (TSan runs it too).
  */
-static long t_limit, t_cpu0, t_wall0, t_gen;
+static long t_limit, t_cpu0, t_wall0, t_gen, t_stall = 180;
 static const char *t_wd_case = "";
+static pid_t t_wd_tid;
 
 static long t_now(clockid_t clk)
 {
@@ -36,26 +46,202 @@ static long t_now(clockid_t clk)
 	return now.tv_sec;
 }
 
+static char t_wd_buf[8192];
+
+/*
+ * A number from /proc/@path, or -1: with @field < 0 the first one
+ * (schedstat: ns on a CPU), else the @field-th after the command name of
+ * a stat file (0 the state, 1 the parent, 11 utime, 12 stime).
+ */
+static long long t_wd_read(const char *path, int field)
+{
+	ssize_t n;
+	char *p;
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, t_wd_buf, sizeof(t_wd_buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	t_wd_buf[n] = 0;
+	p = t_wd_buf;
+	if (field >= 0) {
+		/* stat: the fields after the ")" of the command name */
+		p = strrchr(t_wd_buf, ')');
+		if (!p)
+			return -1;
+		for (p++; field > 0 && *p; field--)
+			p = strchr(p + 1, ' ') ? strchr(p + 1, ' ') : p + strlen(p);
+	}
+	return strtoll(p, NULL, 10);
+}
+
+/* The parent of @pid (stat's 4th field), or -1. */
+static pid_t t_wd_ppid(pid_t pid)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	return t_wd_read(path, 1);
+}
+
+static bool t_wd_is_job(pid_t pid);
+
+#define T_WD_MAX 256
+static pid_t t_wd_pids[T_WD_MAX];
+static int t_wd_nr;
+static char t_wd_dents[32768];
+
+/*
+ * The processes of the running case: this one and its descendants, but
+ * the sweep jobs (other cases, with watchdogs of their own).
+ */
+static void t_wd_tree(void)
+{
+	int fd = open("/proc", O_RDONLY | O_DIRECTORY);
+	bool grew = true;
+	long n;
+
+	t_wd_nr = 0;
+	t_wd_pids[t_wd_nr++] = getpid();
+	if (fd < 0)
+		return;
+	while (grew && t_wd_nr < T_WD_MAX) {
+		grew = false;
+		lseek(fd, 0, SEEK_SET);
+		while ((n = syscall(SYS_getdents64, fd, t_wd_dents, sizeof(t_wd_dents))) > 0) {
+			for (long off = 0; off < n; ) {
+				struct { u64 ino; s64 off; unsigned short len; unsigned char type;
+					 char name[]; } *d = (void *)(t_wd_dents + off);
+				pid_t pid = atoi(d->name), pp;
+				int i, known = 0;
+
+				off += d->len;
+				if (pid <= 0)
+					continue;
+				for (i = 0; i < t_wd_nr && !known; i++)
+					known = t_wd_pids[i] == pid;
+				if (known || t_wd_is_job(pid))
+					continue;
+				pp = t_wd_ppid(pid);
+				for (i = 0; i < t_wd_nr; i++) {
+					if (t_wd_pids[i] == pp && t_wd_nr < T_WD_MAX) {
+						t_wd_pids[t_wd_nr++] = pid;
+						grew = true;
+						break;
+					}
+				}
+			}
+		}
+	}
+	close(fd);
+}
+
+/* ns on a CPU of /proc/@dir (schedstat), else its utime + stime */
+static long long t_wd_ns(const char *dir)
+{
+	char path[96];
+	long long v;
+
+	snprintf(path, sizeof(path), "%s/schedstat", dir);
+	v = t_wd_read(path, -1);
+	if (v >= 0)
+		return v;
+	snprintf(path, sizeof(path), "%s/stat", dir);
+	return (t_wd_read(path, 11) + t_wd_read(path, 12)) * 10000000LL;
+}
+
+/*
+ * CPU time of the case's processes in ns: this process's threads but the
+ * watchdog (whose own reads must not look like progress), then the rest.
+ */
+static long long t_wd_cpu(void)
+{
+	int fd = open("/proc/self/task", O_RDONLY | O_DIRECTORY);
+	long long sum = 0;
+	char dir[64];
+	long n;
+
+	t_wd_tree();
+	while (fd >= 0 && (n = syscall(SYS_getdents64, fd, t_wd_dents, sizeof(t_wd_dents))) > 0) {
+		for (long off = 0; off < n; ) {
+			struct { u64 ino; s64 off; unsigned short len; unsigned char type;
+				 char name[]; } *d = (void *)(t_wd_dents + off);
+			pid_t tid = atoi(d->name);
+
+			off += d->len;
+			if (tid <= 0 || tid == t_wd_tid)
+				continue;
+			snprintf(dir, sizeof(dir), "/proc/self/task/%d", tid);
+			sum += t_wd_ns(dir);
+		}
+	}
+	if (fd >= 0)
+		close(fd);
+	for (int i = 1; i < t_wd_nr; i++) {
+		snprintf(dir, sizeof(dir), "/proc/%d", t_wd_pids[i]);
+		sum += t_wd_ns(dir);
+	}
+	return sum;
+}
+
+/* Print the stacks of the case's processes, kill the others. */
+static void t_wd_report(void)
+{
+	char cmd[256];
+
+	for (int i = 0; i < t_wd_nr; i++) {
+		snprintf(cmd, sizeof(cmd),
+			 "timeout 60 gdb -batch -nx -p %d -ex 'thread apply all bt' </dev/null 2>&1 | grep -E '^(Thread|#)' | sed 's/^/# pid %d: /'",
+			 t_wd_pids[i], t_wd_pids[i]);
+		if (system(cmd))
+			dprintf(1, "# pid %d: no stack (gdb)\n", t_wd_pids[i]);
+	}
+	for (int i = 1; i < t_wd_nr; i++)
+		kill(t_wd_pids[i], SIGKILL);
+}
+
 static void *t_watchdog(void *arg)
 {
 	static const char msg[] = "# watchdog: no result within the case's time limit\nnot ok - timeout: ";
-	(void)arg;
-	for (;;) {
-		long gen, limit;
-		const char *name;
+	static const char hang[] = "not ok - hang: ";
+	long long cpu = -1, now;
+	long gen, limit, seen = -1, moved = 0;
+	const char *name;
 
+	(void)arg;
+	t_wd_tid = syscall(SYS_gettid);
+	for (;;) {
 		sleep(10);
 		gen = __atomic_load_n(&t_gen, __ATOMIC_ACQUIRE);
 		limit = __atomic_load_n(&t_limit, __ATOMIC_RELAXED);
-		if (!limit ||
-		    (t_now(CLOCK_PROCESS_CPUTIME_ID) - __atomic_load_n(&t_cpu0, __ATOMIC_RELAXED) <= limit &&
-		     t_now(CLOCK_MONOTONIC) - __atomic_load_n(&t_wall0, __ATOMIC_RELAXED) <= 3 * limit))
+		if (!limit) {
+			seen = -1;
 			continue;
+		}
+		now = t_wd_cpu();
+		if (gen != seen || now != cpu) {
+			seen = gen;
+			cpu = now;
+			moved = t_now(CLOCK_MONOTONIC);
+		}
 		name = __atomic_load_n(&t_wd_case, __ATOMIC_RELAXED);
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
 		if (gen != __atomic_load_n(&t_gen, __ATOMIC_RELAXED))
 			continue;	/* the next case started meanwhile */
-		write(1, msg, sizeof(msg) - 1);
+		if (t_now(CLOCK_MONOTONIC) - moved > t_stall) {
+			dprintf(1, "# watchdog: %s: no process of the case ran for %ld s (%d processes): a hang\n",
+				name, t_stall, t_wd_nr);
+			t_wd_report();
+			write(1, hang, sizeof(hang) - 1);
+		} else if (t_now(CLOCK_PROCESS_CPUTIME_ID) - __atomic_load_n(&t_cpu0, __ATOMIC_RELAXED) > limit ||
+			   t_now(CLOCK_MONOTONIC) - __atomic_load_n(&t_wall0, __ATOMIC_RELAXED) > 3 * limit) {
+			write(1, msg, sizeof(msg) - 1);
+		} else {
+			continue;
+		}
 		write(1, name, strlen(name));
 		write(1, "\n", 1);
 		_exit(2);
@@ -181,6 +367,20 @@ static int t_skipped(const char *skip, const char *name)
 	return 0;
 }
 
+/* Is @name one of the comma-separated names in @list, exactly? */
+static int t_listed(const char *list, const char *name)
+{
+	size_t n, len = strlen(name);
+
+	while (list && *list) {
+		n = strcspn(list, ",");
+		if (n == len && !strncmp(name, list, n))
+			return 1;
+		list += n + !!list[n];
+	}
+	return 0;
+}
+
 /* Does the case fork once per instruction (a sweep)? */
 static int t_fresh(const char *name)
 {
@@ -212,20 +412,30 @@ struct t_job {
 static struct t_job *t_jobs;
 static int t_nr_jobs, t_next_job, t_running, t_max_jobs = 1;
 
+/* Is @pid a sweep job's process (a case with a watchdog of its own)? */
+static bool t_wd_is_job(pid_t pid)
+{
+	for (int i = 0; i < t_nr_jobs; i++)
+		if (__atomic_load_n(&t_jobs[i].pid, __ATOMIC_RELAXED) == pid)
+			return true;
+	return false;
+}
+
 static void t_launch(struct t_job *j)
 {
-	char tmpl[4096], nr[16];
+	char tmpl[4096], nr[16], stall[16];
 	char *argv[] = { "rbtest", "--case", (char *)j->c->name, "--nr", nr,
-			 rb_opt_keep_going ? "--keep-going" : NULL, NULL };
+			 "--stall", stall, rb_opt_keep_going ? "--keep-going" : NULL, NULL };
 	const char *dir = getenv("TMPDIR");
 
 	snprintf(nr, sizeof(nr), "%d", j->nr);
+	snprintf(stall, sizeof(stall), "%ld", t_stall);
 	snprintf(tmpl, sizeof(tmpl), "%s/rbtest.XXXXXX", dir && *dir ? dir : "/tmp");
 	j->fd = mkstemp(tmpl);
 	if (j->fd >= 0)
 		unlink(tmpl);
 	fflush(NULL);
-	j->pid = j->fd < 0 ? -1 : fork();
+	j->pid = j->fd < 0 ? -1 : sim_fork();
 	if (j->pid == 0) {
 		dup2(j->fd, 1);
 		dup2(j->fd, 2);
@@ -330,7 +540,7 @@ static int t_num(const char *opt, const char *s)
 
 int main(int argc, char **argv)
 {
-	const char *corpus = NULL, *only = NULL, *skip = NULL, *one = NULL;
+	const char *corpus = NULL, *only = NULL, *skip = NULL, *one = NULL, *cases = NULL;
 	int passed = 0, failed = 0, skipped = 0, nr = 0, total, one_nr = 1;
 	int nr_corpus = 0, corpus_bad, list = 0, fail_fast = 0;
 
@@ -347,6 +557,8 @@ int main(int argc, char **argv)
 			rb_opt_stress_events = strtoul(argv[++i], NULL, 0);
 		else if (!strcmp(argv[i], "--only") && i + 1 < argc)
 			only = argv[++i];
+		else if (!strcmp(argv[i], "--cases") && i + 1 < argc)
+			cases = argv[++i];
 		else if (!strcmp(argv[i], "--skip") && i + 1 < argc)
 			skip = argv[++i];
 		else if (!strcmp(argv[i], "--list"))
@@ -355,6 +567,8 @@ int main(int argc, char **argv)
 			fail_fast = 1;
 		else if (!strcmp(argv[i], "--jobs") && i + 1 < argc)
 			t_max_jobs = t_num(argv[i], argv[i + 1]), i++;
+		else if (!strcmp(argv[i], "--stall") && i + 1 < argc)
+			t_stall = t_num(argv[i], argv[i + 1]), i++;
 		else if (!strcmp(argv[i], "--case") && i + 1 < argc)
 			one = argv[++i];
 		else if (!strcmp(argv[i], "--nr") && i + 1 < argc)
@@ -414,6 +628,7 @@ int main(int argc, char **argv)
 	for (int i = 0; i < (n); i++) {					\
 		nr++;							\
 		if ((only && !strstr((arr)[i].name, only)) ||		\
+		    (cases && !t_listed(cases, (arr)[i].name)) ||	\
 		    t_skipped(skip, (arr)[i].name)) {			\
 			printf("ok %d %s # SKIP not selected\n", nr, (arr)[i].name); \
 			continue;					\
@@ -450,6 +665,7 @@ int main(int argc, char **argv)
 				j->nr = ++nr;
 				j->name = groups[g][i].name;
 				if ((!only || strstr(groups[g][i].name, only)) &&
+				    (!cases || t_listed(cases, groups[g][i].name)) &&
 				    !t_skipped(skip, groups[g][i].name))
 					j->c = &groups[g][i];
 			}
@@ -505,6 +721,11 @@ int main(int argc, char **argv)
 			goto out;
 	}
 	RUN_GROUP(rb_stress_cases, rb_nr_stress_cases)
+	/* a selection that matches nothing must not pass by running nothing */
+	if (!passed && !failed && !skipped) {
+		printf("# no case ran: --only/--cases/--skip select nothing\n");
+		failed = 1;
+	}
 out:
 	/* --fail-fast: the cases after the first failure did not run. */
 	if (skipped)

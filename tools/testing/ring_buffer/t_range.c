@@ -261,7 +261,7 @@ static int t_in_child(int (*fn)(void))
 	int st;
 
 	fflush(NULL);
-	pid = fork();
+	pid = sim_fork();
 	if (pid < 0)
 		T_FAIL("fork");
 	if (pid == 0) {
@@ -1902,7 +1902,7 @@ static int test_range_huge_numbers(void)
 	}
 #endif
 	fflush(NULL);
-	pid = fork();
+	pid = sim_fork();
 	if (!pid)
 		_exit(t_huge_child(b));
 	for (int i = 0; i < 200 && waitpid(pid, &st, WNOHANG) == 0; i++)

@@ -5,6 +5,8 @@
  * stated; interrupt context is entered by hand where nesting is needed.
  */
 #include <semaphore.h>
+#include <signal.h>
+#include <sys/wait.h>
 
 #include "rb_test.h"
 
@@ -2607,6 +2609,100 @@ static int test_sim_interrupts(void)
 	return 0;
 }
 
+/*
+ * The harness's forks (t_in_child(), the sweeps) while other threads
+ * allocate: two simulated CPUs kmalloc() and kfree() without pause, the
+ * main thread forks 100 times (RB_FORKS) and each child allocates and
+ * frees more of each size than a thread's cache holds.
+ * A fork that copies an allocator lock another thread held leaves its
+ * child asleep on it for ever; each child must exit within 10 s (with
+ * fork() itself, one of the first ten children hangs).
+ * RB_RAW_FORK=1 forks with fork() itself, to show what sim_fork() saves,
+ * and waits for each child as t_in_child() does, without a limit: the
+ * watchdog must then report the hang, with the child's stack.
+ */
+static int t_fa_stop;
+
+static void *t_fa_thread(void *arg)
+{
+	unsigned long n = (unsigned long)arg;
+
+	while (!__atomic_load_n(&t_fa_stop, __ATOMIC_RELAXED)) {
+		void *p[8];
+
+		for (int i = 0; i < 8; i++)
+			p[i] = kmalloc(16 << ((n + i) % 9), GFP_KERNEL);
+		for (int i = 0; i < 8; i++)
+			kfree(p[i]);
+		n++;
+	}
+	return NULL;
+}
+
+static int test_sim_fork_while_allocating(void)
+{
+	bool raw = getenv("RB_RAW_FORK") && *getenv("RB_RAW_FORK") == '1';
+	struct sim_thread th[2] = {};
+	int bad = 0, hung = 0, i;
+
+	__atomic_store_n(&t_fa_stop, 0, __ATOMIC_RELAXED);
+	sim_thread_start(&th[0], 1, t_fa_thread, (void *)1UL);
+	sim_thread_start(&th[1], 2, t_fa_thread, (void *)5UL);
+	int nr = getenv("RB_FORKS") ? atoi(getenv("RB_FORKS")) : 100;
+
+	for (i = 0; i < nr && !hung && !bad; i++) {
+		pid_t pid;
+		int st, w;
+
+		fflush(NULL);
+		pid = raw ? fork() : sim_fork();
+		if (pid == 0) {
+			/* more of each size than a thread's cache holds */
+			static void *p[9][64];
+			int fail = 0;
+
+			for (int k = 0; k < 9; k++)
+				for (int j = 0; j < 64; j++)
+					fail |= !(p[k][j] = kmalloc(16 << k, GFP_KERNEL));
+			for (int k = 0; k < 9; k++)
+				for (int j = 0; j < 64; j++)
+					kfree(p[k][j]);
+			_exit(fail);
+		}
+		if (pid < 0) {
+			bad = 1;
+			break;
+		}
+		if (raw) {
+			/* as t_in_child() waits: nothing else runs meanwhile */
+			__atomic_store_n(&t_fa_stop, 1, __ATOMIC_RELAXED);
+			sim_thread_join(&th[0]);
+			sim_thread_join(&th[1]);
+			waitpid(pid, &st, 0);
+			__atomic_store_n(&t_fa_stop, 0, __ATOMIC_RELAXED);
+			sim_thread_start(&th[0], 1, t_fa_thread, (void *)1UL);
+			sim_thread_start(&th[1], 2, t_fa_thread, (void *)5UL);
+		}
+		for (w = 0; !raw && w < 10000 && waitpid(pid, &st, WNOHANG) == 0; w++)
+			usleep(1000);
+		if (w == 10000) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &st, 0);
+			hung = 1;
+		} else if (!WIFEXITED(st) || WEXITSTATUS(st)) {
+			bad = 1;
+		}
+	}
+	__atomic_store_n(&t_fa_stop, 1, __ATOMIC_RELAXED);
+	sim_thread_join(&th[0]);
+	sim_thread_join(&th[1]);
+	if (hung)
+		T_FAIL("fork %d: the child slept 10 s in its allocations", i);
+	T_EQ(bad, 0);
+	printf("# %d forks%s, every child allocated and exited\n", i, raw ? " (raw)" : "");
+	return 0;
+}
+
 static void *t_sim_holder(void *arg)
 {
 	(void)arg;
@@ -3274,6 +3370,7 @@ const struct rb_case rb_unit_cases[] = {
 	{ "unit_irq_at_each_instruction_nmi_writer_in_reads", test_nmi_writer_in_reads },
 #endif
 	{ "sim_interrupt_contexts", test_sim_interrupts },
+	{ "sim_fork_while_allocating", test_sim_fork_while_allocating },
 	{ "sim_rcu_and_warnings", test_sim_rcu_warn },
 	{ "unit_alloc_free", test_alloc_free },
 	{ "unit_write_consume", test_write_consume },

@@ -13,8 +13,10 @@ Phases, cheapest first, each stopping at the first failing case:
   sweeps   the instruction sweeps (an interrupt at each instruction),
            map_ipi_in_write and map_irq_in_get_reader, MUT_JOBS at once
   stress   the stress cases, STRESS_SECS seconds each
-A phase that runs past its timeout kills the mutant (a hang); so does a
-crash (ASan, UBSan, a signal).  A mutant that does not compile, or whose
+A phase that runs past its timeout, or whose processes are on no CPU for
+MUT_STALL seconds (default 300; stacks go to its log), kills the mutant (a
+hang); so does a crash (ASan, UBSan, a signal).  A phase that runs no
+case is an error, never a survival.  A mutant that does not compile, or whose
 pattern does not match exactly once, is an error in the list: the run
 fails, naming it.
 
@@ -152,9 +154,48 @@ def stop(sig, frame):
     sys.exit(128 + sig)
 
 
+# A run whose processes (the test program's process group) have not been
+# on a CPU at all for STALL seconds is a hang: killed at once, with the
+# stack of every thread (gdb), instead of waiting out its timeout.  The
+# test program's own watchdog reports a stall after 180 s; this one is the
+# backstop for what it cannot see (a program that never starts its cases).
+STALL = int(os.environ.get('MUT_STALL', '300'))
+LAST_STOP = {'why': None}
+
+
+def group_cpu(pgid):
+    """(ticks on a CPU of every process in @pgid, their pids)."""
+    total, pids = 0, []
+    for d in os.listdir('/proc'):
+        if not d.isdigit():
+            continue
+        try:
+            with open('/proc/%s/stat' % d) as f:
+                st = f.read()
+        except OSError:
+            continue
+        fields = st[st.rindex(')') + 2:].split()
+        if int(fields[2]) != pgid:
+            continue
+        pids.append(int(d))
+        total += int(fields[11]) + int(fields[12])
+    return total, pids
+
+
+def stacks(pids, f):
+    for pid in pids:
+        r = subprocess.run(['timeout', '60', 'gdb', '-batch', '-nx', '-p', str(pid),
+                            '-ex', 'thread apply all bt'], stdin=subprocess.DEVNULL,
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        for line in r.stdout.splitlines():
+            if line.startswith(('Thread', '#')):
+                f.write('# pid %d: %s\n' % (pid, line))
+
+
 def run(cmd, timeout, log):
-    """(rc, output); rc None on timeout."""
+    """(rc, output, seconds); rc None when stopped: LAST_STOP['why'] says why."""
     t0 = time.time()
+    LAST_STOP['why'] = None
     with open(log, 'w') as f:
         p = subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT,
                              start_new_session=True,
@@ -162,12 +203,28 @@ def run(cmd, timeout, log):
                                       ASAN_OPTIONS='detect_leaks=0:abort_on_error=1',
                                       UBSAN_OPTIONS='print_stacktrace=1'))
         RUNNING.append(p)
-        try:
-            rc = p.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
+        rc, seen, moved = None, None, time.time()
+        while rc is None:
+            try:
+                rc = p.wait(timeout=10)
+                break
+            except subprocess.TimeoutExpired:
+                pass
+            cpu, pids = group_cpu(p.pid)
+            if cpu != seen:
+                seen, moved = cpu, time.time()
+            if time.time() - moved > STALL:
+                f.write('# run.py: no process ran for %d s: a hang\n' % STALL)
+                f.flush()
+                stacks(pids, f)
+                LAST_STOP['why'] = 'hang (no CPU for %d s, stacks in %s)' % (STALL, log)
+            elif time.time() - t0 > timeout:
+                LAST_STOP['why'] = 'timeout (%d s)' % timeout
+            else:
+                continue
             os.killpg(p.pid, 9)
             p.wait()
-            rc = None
+            break
         RUNNING.remove(p)
     with open(log, errors='replace') as f:
         return rc, f.read(), time.time() - t0
@@ -232,8 +289,9 @@ class Runner:
                     '--skip', ','.join(SWEEPS + ('stress_',))]
         if phase == 'sweeps':
             want = self.sweeps or SWEEPS
-            rest = [n for n in self.case_names(prog) if not n.startswith(want)]
-            return ['--fail-fast', '--jobs', JOBS, '--skip', ','.join(rest)]
+            # exact names: a --skip prefix would also skip a longer name
+            cases = [n for n in self.case_names(prog) if n.startswith(want)]
+            return ['--fail-fast', '--jobs', JOBS, '--cases', ','.join(cases) or '-']
         return ['--fail-fast', '--only', 'stress_', '--stress-secs', STRESS_SECS]
 
     def base_passes(self, base, case):
@@ -272,15 +330,22 @@ class Runner:
             total += secs
             self.last_case = None
             if rc is None:
-                return 'killed', 'timeout (%s phase, %d s)' % (phase, TIMEOUT[phase]), total
+                return 'killed', '%s (%s phase)' % (LAST_STOP['why'], phase), total
+            if re.search(r'^# no case ran', out, re.M):
+                # a phase that runs nothing proves nothing
+                return 'error', 'the %s phase selects no case (see %s)' % (phase, log), total
             failed = first_failure(out)
             self.last_case = failed
             if failed:
                 return 'killed', '%s (%s)' % (failed, phase), total
             if rc != 0:
                 return 'killed', 'crash, exit %d (%s phase, see %s)' % (rc, phase, log), total
-            if not re.search(r'^\d+ passed, 0 failed', out, re.M):
+            ran = re.search(r'^(\d+) passed, 0 failed', out, re.M)
+            if not ran:
                 return 'killed', 'no summary (%s phase, see %s)' % (phase, log), total
+            if int(ran.group(1)) == 0:
+                # a phase that ran nothing proves nothing
+                return 'error', 'the %s phase ran no case (see %s)' % (phase, log), total
         return 'survived', '', total
 
 
@@ -411,6 +476,9 @@ def main():
                     continue
             verdict, why, _ = r.test(progs[m['name']], [phase], d)
             failed_case = r.last_case
+            if verdict == 'error':
+                report(m, 'error', why, secs[m['name']])
+                continue
             if verdict == 'killed' and failed_case and not r.base_passes(base, failed_case):
                 # The case fails on the unmutated file too (a timing
                 # margin under load): no kill; the mutant goes on.

@@ -781,6 +781,9 @@ void irq_work_sync(struct irq_work *w)
 		sched_yield();
 }
 
+/* allocations in progress on this thread: see sim_fork() */
+static __thread int sim_gate_depth;
+
 /* ---------------------------------------------------------------- */
 /* an interrupt after the n-th instruction (single-stepping)        */
 /* ---------------------------------------------------------------- */
@@ -841,9 +844,10 @@ static void sim_on_trap(int sig, siginfo_t *si, void *ucp)
 	if (!fn)
 		return;
 	sim_step_steps++;
-	if (!sim_step_here(uc))
+	/* inside the allocator, an interrupt finds what one at its return finds */
+	if (!sim_step_here(uc) || sim_gate_depth)
 		return;
-	pid = fork();
+	pid = sim_fork();
 	if (pid == 0) {
 		sim_step_fn = NULL;
 		sim_step_child = 1;
@@ -1008,6 +1012,97 @@ int sim_cpu_up(int cpu)
 /* ---------------------------------------------------------------- */
 /* memory                                                           */
 /* ---------------------------------------------------------------- */
+
+/*
+ * The fork gate.  fork() copies only the calling thread: an allocator
+ * lock that another thread holds at that moment (ASan's size-class and
+ * stack-depot locks, taken inside every malloc() and free()) stays locked
+ * in the child for ever, and the child's first allocation sleeps on it.
+ * Every allocation of the shim goes through the gate, with the simulated
+ * interrupts blocked (a handler that waits for the forking thread must
+ * not hold the gate); sim_fork() closes the gate, waits until no other
+ * thread is inside, forks and opens it again.  Entering is a Dekker pair
+ * with sim_fork(): users is raised, then closed is read; closed is set,
+ * then users is read (all sequentially consistent).
+ */
+static int sim_gate_closed;
+static long sim_gate_users;
+static __thread sigset_t sim_gate_old;
+
+static void sim_gate_enter(void)
+{
+	sigset_t irqs;
+
+	if (sim_gate_depth++)
+		return;
+	sigemptyset(&irqs);
+	sigaddset(&irqs, SIGUSR1);
+	sigaddset(&irqs, SIGUSR2);
+	pthread_sigmask(SIG_BLOCK, &irqs, &sim_gate_old);
+	for (;;) {
+		__atomic_add_fetch(&sim_gate_users, 1, __ATOMIC_SEQ_CST);
+		if (!__atomic_load_n(&sim_gate_closed, __ATOMIC_SEQ_CST))
+			return;
+		__atomic_sub_fetch(&sim_gate_users, 1, __ATOMIC_SEQ_CST);
+		while (__atomic_load_n(&sim_gate_closed, __ATOMIC_SEQ_CST))
+			sched_yield();
+	}
+}
+
+static void sim_gate_exit(void)
+{
+	if (--sim_gate_depth)
+		return;
+	__atomic_sub_fetch(&sim_gate_users, 1, __ATOMIC_SEQ_CST);
+	pthread_sigmask(SIG_SETMASK, &sim_gate_old, NULL);
+}
+
+static void *sim_gated_alloc(size_t align, size_t size)
+{
+	void *p;
+
+	sim_gate_enter();
+	p = aligned_alloc(align, size);
+	sim_gate_exit();
+	return p;
+}
+
+static void sim_gated_free(void *p)
+{
+	sim_gate_enter();
+	free(p);
+	sim_gate_exit();
+}
+
+unsigned long sim_fork_waits;
+
+pid_t sim_fork(void)
+{
+	long mine = sim_gate_depth ? 1 : 0;
+	sigset_t all, old;
+	int open = 0;
+	pid_t pid;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	while (!__atomic_compare_exchange_n(&sim_gate_closed, &open, 1, false,
+					    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+		open = 0;
+		sched_yield();
+	}
+	/* another thread inside an allocation leaves it within microseconds */
+	while (__atomic_load_n(&sim_gate_users, __ATOMIC_SEQ_CST) != mine) {
+		__atomic_add_fetch(&sim_fork_waits, 1, __ATOMIC_RELAXED);
+		sched_yield();
+	}
+	pid = fork();
+	if (pid == 0)
+		__atomic_store_n(&sim_gate_users, mine, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&sim_gate_closed, 0, __ATOMIC_SEQ_CST);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return pid;
+}
+
 void sim_fail_alloc_after(long n)
 {
 	__atomic_store_n(&sim_alloc_countdown, n, __ATOMIC_SEQ_CST);
@@ -1040,7 +1135,7 @@ void *sim_kmalloc(size_t size, gfp_t f)
 	 */
 	align = size & -size;
 	align = align < 16 ? 16 : align > PAGE_SIZE ? PAGE_SIZE : align;
-	p = aligned_alloc(align, size ? ALIGN(size, align) : align);
+	p = sim_gated_alloc(align, size ? ALIGN(size, align) : align);
 	if (p)
 		memset(p, (f & __GFP_ZERO) ? 0 : 0x6b, size);
 	return p;
@@ -1052,7 +1147,7 @@ void sim_kfree(const void *p)
 		sim_warn(__FILE__, __LINE__, "kfree() of reserved memory", 0);
 		return;
 	}
-	free((void *)p);
+	sim_gated_free((void *)p);
 }
 
 struct page *sim_alloc_pages(gfp_t f, unsigned int order)
@@ -1063,7 +1158,7 @@ struct page *sim_alloc_pages(gfp_t f, unsigned int order)
 	if (sim_alloc_fails())
 		return NULL;
 	/* the buddy allocator aligns a block to its size: so do we */
-	p = aligned_alloc(size, size);
+	p = sim_gated_alloc(size, size);
 	if (p)
 		memset(p, (f & __GFP_ZERO) ? 0 : 0x5a, size);
 	return p;
@@ -1159,7 +1254,9 @@ void sim_vm_setup(struct vm_area_struct *vma, struct mm_struct *mm, unsigned lon
 	vma->vm_pgoff = pgoff;
 	vma->vm_flags = flags;
 	vma->vm_mm = mm;
-	vma->sim_pte = calloc(nr_pages + 1, sizeof(*vma->sim_pte));
+	vma->sim_pte = sim_gated_alloc(16, (nr_pages + 1) * sizeof(*vma->sim_pte));
+	if (vma->sim_pte)
+		memset(vma->sim_pte, 0, (nr_pages + 1) * sizeof(*vma->sim_pte));
 	if (!vma->sim_pte)
 		sim_bug(__FILE__, __LINE__, "out of memory");
 }
@@ -1171,7 +1268,7 @@ void sim_vm_zap(struct vm_area_struct *vma)
 			sim_user_del(vma->sim_pte[i]);
 		vma->sim_pte[i] = NULL;
 	}
-	free(vma->sim_pte);
+	sim_gated_free(vma->sim_pte);
 	vma->sim_pte = NULL;
 }
 
@@ -1243,7 +1340,7 @@ void sim_free_pages(void *addr, unsigned int order)
 		return;
 	}
 	sim_user_check_free(addr, order);
-	free(addr);
+	sim_gated_free(addr);
 }
 
 void *sim_alloc_percpu(size_t size)
@@ -1254,7 +1351,7 @@ void *sim_alloc_percpu(size_t size)
 		sim_bug(__FILE__, __LINE__, "per-CPU object larger than the unit");
 	if (sim_alloc_fails())
 		return NULL;
-	p = aligned_alloc(64, (size_t)sim_nr_cpus * SIM_PCPU_UNIT);
+	p = sim_gated_alloc(64, (size_t)sim_nr_cpus * SIM_PCPU_UNIT);
 	if (!p)
 		return NULL;
 	for (int cpu = 0; cpu < sim_nr_cpus; cpu++)
@@ -1264,7 +1361,7 @@ void *sim_alloc_percpu(size_t size)
 
 void sim_free_percpu(void *p)
 {
-	free(p);
+	sim_gated_free(p);
 }
 
 unsigned long *bitmap_zalloc(unsigned int nbits, gfp_t f)
@@ -1274,7 +1371,7 @@ unsigned long *bitmap_zalloc(unsigned int nbits, gfp_t f)
 
 void bitmap_free(const unsigned long *b)
 {
-	free((void *)b);
+	sim_gated_free((void *)b);
 }
 
 long si_mem_available(void)
@@ -1470,17 +1567,18 @@ long sim_seq_read_all(struct file *f, char *buf, size_t size)
 int seq_release(struct inode *inode, struct file *f)
 {
 	(void)inode;
-	free(f->private_data);
+	sim_gated_free(f->private_data);
 	f->private_data = NULL;
 	return 0;
 }
 
 int seq_open(struct file *f, const struct seq_operations *op)
 {
-	struct seq_file *m = calloc(1, sizeof(*m));
+	struct seq_file *m = sim_gated_alloc(16, ALIGN(sizeof(*m), 16));
 
 	if (!m)
 		return -ENOMEM;
+	memset(m, 0, sizeof(*m));
 	m->op = op;
 	f->private_data = m;
 	return 0;

@@ -8,6 +8,7 @@
 #define RB_SIM_H
 
 #include <pthread.h>
+#include <sys/types.h>
 
 enum sim_level { SIM_TASK, SIM_SOFTIRQ, SIM_IRQ, SIM_NMI, SIM_NR_LEVELS };
 
@@ -71,6 +72,14 @@ long sim_step_results(long *first_bad, int *status, long *tolerated);
  */
 void sim_cpu_down(int cpu);
 int sim_cpu_up(int cpu);
+/*
+ * fork() for the tests and the sweeps: it waits until no other thread is
+ * inside an allocation of the shim, so that the child never inherits an
+ * allocator lock held by a thread it does not have.  Threads of a test
+ * that run while it forks must allocate through the shim (kmalloc() and
+ * friends), not with malloc().
+ */
+pid_t sim_fork(void);
 /* exclusive CPUs: atomic sections of threads on one simulated CPU do not overlap */
 void sim_set_exclusive(int on);
 /* Called once (then cleared) at the end of the next synchronize_rcu(). */

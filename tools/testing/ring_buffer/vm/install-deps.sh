@@ -86,7 +86,8 @@ want() {
 	run | shell) want kernel; want_initramfs x86_64; pkgs+=("$(qemu_pkg x86_64)") ;;
 	review) want kernel; pkgs+=("${REVIEW_PKGS[@]}") ;;
 	cross) want kernel; pkgs+=("${CROSS_PKGS[@]}") ;;
-	harness) pkgs+=(gcc libc6-dev) ;;
+	# gdb: the watchdogs of rbtest and mutants/run.py print a hung case's stacks
+	harness) pkgs+=(gcc libc6-dev gdb) ;;
 	harness32) pkgs+=(gcc-i686-linux-gnu qemu-user) ;;
 	clang) pkgs+=(clang libclang-rt-14-dev) ;;
 	valgrind) pkgs+=(valgrind) ;;

@@ -83,17 +83,25 @@ record() {
 	fi
 }
 
-# record_ktap LOG WHAT: every KTAP result line of LOG becomes a result of
-# ours ("1..0 # SKIP why": one skipped result; "ok N name # SKIP why": that
-# result skipped); none at all is a failure.
+# record_ktap LOG WHAT [RC]: every KTAP result line of LOG becomes a result
+# of ours ("1..0 # SKIP why": one skipped result; "ok N name # SKIP why":
+# that result skipped); none at all is a failure, and so are results short
+# of the plans ("1..N") the log announced: a command that died half-way.
+# RC, the exit status of the command that wrote LOG: non-zero is one more
+# failure, whatever the log holds (a command killed, timed out or crashed
+# before it printed its "not ok" lines must not pass).
 record_ktap() {
-	local log=$1 what=$2 line verdict nres=0
+	local log=$1 what=$2 rc=${3:-0} line verdict nres=0 plan=0
 
 	while IFS= read -r line; do
 		case "$line" in
 		"1..0 # SKIP "*)
 			record skip "$what" "${line#1..0 # SKIP }"
 			nres=$((nres + 1))
+			plan=$((plan + 1))
+			continue ;;
+		1..[0-9]*)
+			[[ $line =~ ^1\.\.([0-9]+)$ ]] && plan=$((plan + BASH_REMATCH[1]))
 			continue ;;
 		"ok "*" # SKIP "*) verdict=skip ;;
 		"ok "*) verdict=ok ;;
@@ -111,6 +119,14 @@ record_ktap() {
 		nres=$((nres + 1))
 	done < "$log"
 	[ "$nres" -gt 0 ] || record fail "$what" "no results; see $log"
+	if [ "$nres" -lt "$plan" ]; then
+		record fail "$what" "$nres results of the $plan planned; see $log"
+	fi
+	case $rc in
+	0) ;;
+	124 | 137) record fail "$what" "stopped after its time limit (exit $rc); see $log" ;;
+	*) record fail "$what" "its command failed (exit $rc); see $log" ;;
+	esac
 }
 
 # --- 0. installs ----------------------------------------------------------------
@@ -168,16 +184,21 @@ done
 # harness_ktap TITLE TARGET NAME: make -C tools/testing/ring_buffer TARGET
 # as one stage, its output in $out/TARGET.log, one result per KTAP line
 # under NAME.
+# A stage that runs past STAGE_LIMIT seconds (default 2700) is stopped:
+# each has watchdogs of its own, this is the backstop that keeps make test
+# inside CI's time.
 harness_ktap() {
-	local log=$out/$2.log
+	local log=$out/$2.log rc=0
 
 	stage_start "$1 (make -C tools/testing/ring_buffer $2)"
-	if make -s -C "$REPO/tools/testing/ring_buffer" "$2" > "$log" 2>&1; then
+	timeout --kill-after=60 "${STAGE_LIMIT:-2700}" \
+		make -s -C "$REPO/tools/testing/ring_buffer" "$2" > "$log" 2>&1 || rc=$?
+	if [ $rc = 0 ]; then
 		stage_end
 	else
 		stage_end FAILED
 	fi
-	record_ktap "$log" "$3"
+	record_ktap "$log" "$3" "$rc"
 }
 
 # --- 1. user-space stages, in the background ---------------------------------------
@@ -192,7 +213,8 @@ user_harness_stages() {
 	# --- 1. user-space harness ------------------------------------------------------
 	if [ -f "$REPO/tools/testing/ring_buffer/Makefile" ]; then
 		stage_start "user-space harness (make -C tools/testing/ring_buffer test)"
-		if make -C "$REPO/tools/testing/ring_buffer" test; then
+		if timeout --kill-after=60 "${STAGE_LIMIT:-2700}" \
+			make -C "$REPO/tools/testing/ring_buffer" test; then
 			record ok "user-space harness"
 			stage_end
 		else
@@ -202,7 +224,8 @@ user_harness_stages() {
 		# The same harness as a 32-bit program (i386; under qemu-i386 where
 		# the kernel runs no 32-bit binaries).
 		stage_start "user-space harness, 32-bit (make -C tools/testing/ring_buffer test32)"
-		if make -C "$REPO/tools/testing/ring_buffer" test32; then
+		if timeout --kill-after=60 "${STAGE_LIMIT:-2700}" \
+			make -C "$REPO/tools/testing/ring_buffer" test32; then
 			record ok "user-space harness (32-bit)"
 			stage_end
 		else
