@@ -35,8 +35,8 @@
 #   SMP=N               guest CPUs (default 2)
 #   KERNEL_TREE=DIR     your own unpacked 6.12.y tree instead of Debian's tarball
 #   JOBS=N              make -j for the kernel build (default 2)
-#   FLAVOURS=debug      which x86_64 kernels `make test` boots ("normal debug"
-#                       adds make run's kernel)
+#   FLAVOURS=...        which x86_64 kernels `make test` boots (default
+#                       "normal debug": make run's kernel, then the debug one)
 #   ARCHES="x86_64 arm64 i386"  which architectures `make test` boots
 #   CROSS=0             make test leaves out the arm/riscv64 link checks
 #   PERSIST=0           make test leaves out the two-boot persistent-buffer

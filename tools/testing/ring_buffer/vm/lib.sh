@@ -109,13 +109,14 @@ qemu_pkg() {
 
 # The kernels make test can build and boot.  A boot is named by its flavour:
 # normal and debug are x86_64 kernels, arm64 and i386 one kernel each.
-# make test's x86_64 flavours: FLAVOURS, by default debug only.  The debug
-# kernel runs every guest check under KASAN and lockdep; the i386 and arm64
-# kernels are built without them, and arm64 runs ftrace's startup tests
-# (flavour_setup: K_STARTUP).  The normal kernel (make run's) adds those
-# tests on x86_64 and the speed-dependent checks at full speed:
-# FLAVOURS="normal debug" boots it too.
-TEST_FLAVOURS=${FLAVOURS:-debug}
+# make test's x86_64 flavours: FLAVOURS, by default "normal debug".  The
+# normal kernel is make run's: the one users build first, booted with
+# ftrace's startup tests and the speed-dependent checks at full speed.  The
+# debug kernel runs every guest check under KASAN and lockdep; the i386 and
+# arm64 kernels are built without them, and arm64 runs ftrace's startup
+# tests too (flavour_setup: K_STARTUP).  FLAVOURS=debug leaves make run's
+# kernel out.
+TEST_FLAVOURS=${FLAVOURS:-normal debug}
 # flavour_setup FLAVOUR sets, for that kernel:
 #   K_ARCH       the kernel's ARCH= (x86_64, arm64, i386)
 #   K_CROSS      CROSS_COMPILE= ("" for a native build)

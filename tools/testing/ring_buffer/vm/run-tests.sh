@@ -27,7 +27,7 @@
 #      kernels then persist.sh, the two-boot persistent-buffer checks
 #      (PERSIST=0 leaves them out).  The kernels are those of the
 #      architectures in ARCHES (default "x86_64 arm64 i386"): for x86_64 the
-#      flavours in FLAVOURS (default "debug"; see lib.sh), for arm64 and i386 one
+#      flavours in FLAVOURS (default "normal debug"; see lib.sh), for arm64 and i386 one
 #      kernel each (boot-arm64, boot-i386; see flavour_setup in lib.sh, which
 #      also says which boots run ftrace's own startup tests: arm64 and normal).
 #   4. (ours only) review.sh: checkpatch --strict, sparse and kernel-doc on
