@@ -135,6 +135,9 @@ extern void (*t_copy_hook)(void);
 /* one input of the persistent-buffer fuzzer (t_range.c) */
 int rb_range_fuzz_one(const u8 *data, size_t len);
 
+/* the differential driver (t_diff.c): rbtest --diff SEED[:RUNS[:STEPS]] */
+int rb_diff_main(const char *arg);
+
 /* model sequence engine (t_model.c), also driven by the fuzzer */
 int rb_model_run(const u8 *data, size_t len, int verbose);
 

@@ -541,6 +541,7 @@ static int t_num(const char *opt, const char *s)
 int main(int argc, char **argv)
 {
 	const char *corpus = NULL, *only = NULL, *skip = NULL, *one = NULL, *cases = NULL;
+	const char *diff = NULL;
 	int passed = 0, failed = 0, skipped = 0, nr = 0, total, one_nr = 1;
 	int nr_corpus = 0, corpus_bad, list = 0, fail_fast = 0;
 
@@ -557,6 +558,8 @@ int main(int argc, char **argv)
 			rb_opt_stress_events = strtoul(argv[++i], NULL, 0);
 		else if (!strcmp(argv[i], "--only") && i + 1 < argc)
 			only = argv[++i];
+		else if (!strcmp(argv[i], "--diff") && i + 1 < argc)
+			diff = argv[++i];
 		else if (!strcmp(argv[i], "--cases") && i + 1 < argc)
 			cases = argv[++i];
 		else if (!strcmp(argv[i], "--skip") && i + 1 < argc)
@@ -610,6 +613,8 @@ int main(int argc, char **argv)
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	sim_init(4);
+	if (diff)
+		return rb_diff_main(diff);
 	if (one) {
 		const struct rb_case *c = t_find(one);
 		int ret;
