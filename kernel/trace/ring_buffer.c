@@ -47,12 +47,14 @@
  * mappings show the pages themselves.
  * Readers of one CPU are serialised by cb->reader_lock, which writers
  * never take.
+ *
+ * Persistent buffers, whose rings live in a memory range kept across a
+ * reboot, have the code of their own in ring_buffer_range.c; the types
+ * and helpers both files use are in ring_buffer_internal.h.
  */
 #include <linux/ring_buffer.h>
-#include <linux/panic_notifier.h>
 #include <linux/trace_clock.h>
 #include <linux/trace_seq.h>
-#include <linux/seq_file.h>
 #include <linux/irq_work.h>
 #include <linux/cpuhotplug.h>
 #include <linux/cpumask.h>
@@ -71,34 +73,10 @@
 #include <asm/local.h>
 #include <asm/local64.h>
 #include <asm/byteorder.h>
-#include <asm/ring_buffer.h>
-#include <asm/sections.h>
 
 #include "trace.h"
+#include "ring_buffer_internal.h"
 
-/* Bytes of the event header word. */
-#define RB_EV_HDR		4U
-/* Bytes of a TIME_EXTEND or TIME_STAMP event. */
-#define RB_META_LEN		8U
-/*
- * Payloads are padded to RB_ALIGN bytes.  Where 64-bit loads must be
- * aligned, every event is a multiple of 8 bytes with the length-word
- * header, so that payloads are 8-byte aligned in the format readers know;
- * elsewhere payloads whose length fits into type_len get the short header.
- */
-#ifdef CONFIG_HAVE_64BIT_ALIGNED_ACCESS
-#define RB_ALIGN		8U
-#define RB_SMALL_MAX		0U
-#else
-#define RB_ALIGN		4U
-#define RB_SMALL_MAX		(RINGBUF_TYPE_DATA_TYPE_LEN_MAX * 4U)
-#endif
-#define RB_DELTA_BITS		27
-#define RB_DELTA_MAX		((1ULL << RB_DELTA_BITS) - 1)
-/* An absolute stamp keeps 59 bits; readers take the rest from the past. */
-#define RB_ABS_MASK		((1ULL << 59) - 1)
-/* Sub-buffers may not exceed 1 MiB: readers mask commit with 0xfffff. */
-#define RB_SUBBUF_MAX		BIT(20)
 /* Flags in the commit word of a page handed to a reader. */
 #define RB_MISSED_EVENTS	BIT(31)
 #define RB_MISSED_STORED	BIT(30)
@@ -118,10 +96,6 @@
 #define RB_KEY_BASE		2UL
 #define RB_TOP_NONE		0UL
 #define RB_TOP_BUSY		1UL
-/* nest_start levels per CPU, shared by its contexts. */
-#define RB_NEST_LEVELS		8
-/* Open ring_buffer_lock_reserve() calls per CPU and buffer. */
-#define RB_WRITERS_MAX		16
 /*
  * Where a cmpxchg (64-bit, or any) may take a lock, an NMI that interrupted
  * its holder would spin forever: NMI writers and readers are refused there.
@@ -133,39 +107,12 @@
 /* Bound on how often a reader chases a writer that keeps lapping it. */
 #define RB_READ_TRIES		1000
 
-/* Sub-buffer layout (ABI, described by ring_buffer_print_page_header()). */
-struct rb_data_page {
-	u64			time_stamp;
-	local_t			commit;
-	unsigned char		data[];
-};
-
-#define RB_HDR_BYTES		offsetof(struct rb_data_page, data)
-
 /* A page handed out to readers by ring_buffer_alloc_read_page(). */
 struct buffer_data_read_page {
 	unsigned int		order;
 	struct rb_data_page	*data;
 };
 
-/*
- * One slot of a per-CPU ring.  tag is the sub-buffer number held, shifted
- * left by one, with RB_TAKEN set once the consuming reader owns the page:
- * the writer then puts @next in its place when it starts the next lap.
- */
-struct rb_subbuf {
-	struct rb_data_page	*page;
-	struct rb_data_page	*next;
-	atomic_long_t		tag;
-	local_t			cum;		/* events ever committed here */
-	unsigned long		retired;	/* cum when this lap began */
-	unsigned int		end;		/* data bytes, once left */
-	unsigned int		id;		/* page's place in a user mapping */
-	unsigned int		next_id;
-	u64			gap;		/* see rb_range_salvage() */
-};
-
-#define RB_TAKEN		1UL
 /* Bytes of data in a commit word (the rest are the lost-events flags). */
 #define RB_COMMIT_MASK		(RB_SUBBUF_MAX - 1)
 /* Events were lost, how many is not known: "[LOST EVENTS]" in ftrace. */
@@ -173,142 +120,6 @@ struct rb_subbuf {
 /* rd_total before the reader asked, and when it cannot be told. */
 #define RB_TOTAL_ASK		(-1L)
 #define RB_TOTAL_LOST		(-2L)
-
-/*
- * Where a reader or an iterator stands.  @copy is the page it decodes:
- * for the consuming reader, once @own, the ring's own sub-buffer, read in
- * place; for an iterator, a private copy (@own: of the reader's page).
- */
-struct rb_cursor {
-	u64			seq;
-	unsigned int		off;		/* next byte to decode */
-	unsigned int		len;		/* bytes readable so far */
-	unsigned int		size;		/* of the event at off, once found */
-	bool			done;		/* the writer has left seq */
-	bool			own;
-	u64			ts;		/* stamp of the last event passed */
-	struct rb_data_page	*copy;
-};
-
-/* The ring of one CPU. */
-struct rb_cpu {
-	/* Written only from the owning CPU (and its nested contexts). */
-	local64_t		write;
-	local64_t		commit;
-	unsigned long		top;		/* guard key, see RB_KEY_BASE */
-	u64			stamp;
-	u64			stamp_pos;
-	struct rb_subbuf	*tail;
-	struct rb_subbuf	*ptail;		/* see rb_set_page_commit() */
-	local_t			committed;
-	local_t			overrun;
-	local_t			pushing;	/* see rb_push() */
-	local64_t		pushed;		/* head after the last push */
-	local_t			commit_overrun;
-	/* Also set by control paths while held-off writers count. */
-	atomic_long_t		dropped;
-
-	/* Shared between the writer and the readers. */
-	atomic64_t		head ____cacheline_aligned_in_smp;
-	atomic_t		record_disabled;	/* + RB_HELD per control path */
-	atomic_t		iters;
-	unsigned long		resets;		/* rb_cpu_clear() calls */
-
-	/* Readers, serialised by reader_lock. */
-	raw_spinlock_t		reader_lock;
-	struct rb_cursor	rd;
-	unsigned int		rd_id;		/* of rd.copy in a user mapping */
-	struct rb_subbuf	*rd_sb;		/* slot rd.seq was taken from */
-	unsigned long		rd_base;	/* slot's cum when rd.seq began */
-	long			rd_total;	/* see rb_own_total() */
-	unsigned long		read;
-	unsigned long		lost_seen;	/* overrun already reported */
-	unsigned long		lost_mark;	/* overrun when rd.seq began */
-	bool			rd_gap;		/* and a salvage loss, see gap */
-	unsigned long		dump_seen;	/* overrun the dump reported */
-	unsigned long		dump_mark;	/* overrun when dump.seq began */
-	struct rb_cursor	dump;		/* see rb_dump_look() */
-	/* User mappings, under buffer->mutex. */
-	struct trace_buffer_meta *meta;
-	unsigned int		mapped;
-	/* A persistent buffer's part of the range, see rb_range_attach(). */
-	struct rb_range_cpu	*pm;
-	unsigned long		pbase;		/* its first page */
-
-	/* Geometry: changed only while writers are held off. */
-	struct rb_subbuf	*subbufs;
-	unsigned long		nr;
-	unsigned int		order;
-	unsigned int		shift;
-	unsigned int		cap;
-	u64			mask;		/* offset bits of a position */
-	int			cpu;
-};
-
-/* What a writer needs between reserve and commit, one per nesting level. */
-struct rb_wctx {
-	struct rb_cpu		*cb;
-	struct rb_subbuf	*sb;
-	u64			start;
-	u64			end;
-	u64			ts;
-	unsigned long		prev;		/* cb->top to restore */
-};
-
-struct rb_waiter {
-	struct irq_work		work;
-	wait_queue_head_t	wq;
-	u8			*armed;		/* where rb_arm() says so */
-	int			full;
-};
-
-/* Per buffer and CPU; unlike struct rb_cpu it never moves to another buffer. */
-struct rb_slot {
-	struct rb_cpu		*cb;
-	/* What a commit on this CPU looks at, in one load: see rb_wakeups(). */
-	union {
-		struct {
-			u8	cpu;	/* armed flag of this slot's waiter */
-			u8	all;	/* the buffer's waiter may be armed */
-		};
-		u16		any;
-	} wake;
-	unsigned int		nest;
-	unsigned int		level;
-	/* What ring_buffer_nest_start() changed, to undo at nest_end. */
-	struct rb_cpu		*nest_cb[RB_NEST_LEVELS];
-	unsigned long		nest_top[RB_NEST_LEVELS];
-	struct rb_wctx		w[RB_WRITERS_MAX];
-	struct rb_waiter	waiter;
-};
-
-struct trace_buffer {
-	unsigned int		flags;
-	atomic_t		record_disabled;
-	bool			abs_ts;
-	unsigned int		order;
-	unsigned long		max_len;
-	unsigned long		nr_default;
-	u64			(*clock)(void);
-	struct rb_slot __percpu	*slots;
-	cpumask_var_t		cpumask;
-	struct mutex		mutex;		/* resize, reset, order, hotplug */
-	struct lock_class_key	*key;
-	struct hlist_node	node;
-	struct rb_waiter	waiter;
-	u8			all_armed;	/* armed flag of waiter */
-	/* Persistent buffers: the caller's range, see rb_range_setup(). */
-	unsigned long		range_start;
-	unsigned long		range_end;
-	unsigned long		range_part;	/* bytes per CPU */
-	unsigned long		range_pages;	/* pages per CPU */
-	bool			range_valid;	/* header of a previous boot */
-	bool			range_kept;	/* some CPU kept its events */
-	bool			range_boot;	/* the deltas below are chosen */
-	long			text_delta;
-	long			data_delta;
-	struct notifier_block	flush_nb;
-};
 
 static bool rb_seq_before(u64 a, u64 b)
 {
@@ -321,101 +132,15 @@ static bool rb_slot_before(unsigned long a, unsigned long b)
 	return (long)(a - b) < 0;
 }
 
-static unsigned long rb_tag(u64 seq)
-{
-	return (unsigned long)seq << 1;
-}
-
 /* Does slot tag @tag stand for sub-buffer @seq, taken or not? */
 static bool rb_tag_is(unsigned long tag, u64 seq)
 {
 	return (tag | RB_TAKEN) == (rb_tag(seq) | RB_TAKEN);
 }
 
-static u64 rb_mkpos(struct rb_cpu *cb, u64 seq, unsigned int off)
-{
-	return ((u64)seq << cb->shift) | off;
-}
-
-static u64 rb_pseq(struct rb_cpu *cb, u64 pos)
-{
-	return pos >> cb->shift;
-}
-
 static unsigned int rb_poff(struct rb_cpu *cb, u64 pos)
 {
 	return pos & cb->mask;
-}
-
-/* seq is a u64 on every kernel, see Documentation section 4. */
-static u32 rb_mod(u64 seq, unsigned long nr)
-{
-	u32 rem;
-
-	div_u64_rem(seq, nr, &rem);
-	return rem;
-}
-
-static struct rb_subbuf *rb_slot_of(struct rb_cpu *cb, u64 seq)
-{
-	return &cb->subbufs[rb_mod(seq, cb->nr)];
-}
-
-/*
- * Did the previous boot of a persistent buffer lose events just before
- * sub-buffer @seq?  Set at attach only (the geometry of a persistent
- * buffer never changes); numbers only grow, so no later lap matches.
- */
-static bool rb_gap(struct rb_cpu *cb, u64 seq)
-{
-	return unlikely(cb->pm) && seq && rb_slot_of(cb, seq)->gap == seq;
-}
-
-/*
- * A persistent buffer's part of the range for one CPU, before its pages.
- * head and rd only grow; seq[i]: the sub-buffer page i holds.
- */
-struct rb_range_cpu {
-	u32			magic;
-	u32			cpu;
-	local64_t		head;		/* oldest sub-buffer kept */
-	u64			rd;		/* first one not wholly read */
-	/* _text and _sdata of the boot whose events the part holds */
-	u64			text_addr;
-	u64			data_addr;
-	u64			seq[];
-};
-
-/* Nothing yet in a page of a persistent buffer. */
-#define RB_RANGE_NONE		(~0ULL)
-
-static unsigned long rb_range_idx(struct rb_cpu *cb, struct rb_data_page *page)
-{
-	return ((unsigned long)page - cb->pbase) >> cb->shift;
-}
-
-/*
- * Raise the kept head of a persistent buffer to @seq.  Nested writers of
- * this CPU race here: a CPU-local cmpxchg keeps the largest value.
- */
-static void rb_range_head(struct rb_cpu *cb, u64 seq)
-{
-	s64 old = local64_read(&cb->pm->head);
-
-	while ((u64)old < seq && !local64_try_cmpxchg(&cb->pm->head, &old, seq))
-		;
-}
-
-/* A publication covered sub-buffer @seq in @page (outermost writer). */
-static void rb_range_seq(struct rb_cpu *cb, struct rb_data_page *page,
-			 u64 seq)
-{
-	/*
-	 * The page's commit word before its number, for the next boot's
-	 * rb_range_check() (the pair, after a crash): see section 8b.
-	 */
-	smp_wmb();
-	WRITE_ONCE(cb->pm->seq[rb_range_idx(cb, page)], seq);
 }
 
 /* ---------------------------------------------------------------------
@@ -470,27 +195,6 @@ static void rb_set_meta(struct ring_buffer_event *ev, unsigned int type,
 	ev->array[0] = val >> RB_DELTA_BITS;
 }
 
-static u64 rb_meta_val(struct ring_buffer_event *ev)
-{
-	return ((u64)ev->array[0] << RB_DELTA_BITS) | ev->time_delta;
-}
-
-/* Bytes an event takes in the buffer, or 0 where none can start. */
-static unsigned int rb_ev_size(struct ring_buffer_event *ev)
-{
-	switch (ev->type_len) {
-	case RINGBUF_TYPE_PADDING:
-		return ev->time_delta ? ev->array[0] + RB_EV_HDR : 0;
-	case RINGBUF_TYPE_TIME_EXTEND:
-	case RINGBUF_TYPE_TIME_STAMP:
-		return RB_META_LEN;
-	case 0:
-		return ev->array[0] + RB_EV_HDR;
-	default:
-		return ev->type_len * 4 + RB_EV_HDR;
-	}
-}
-
 static struct ring_buffer_event *rb_skip_meta(struct ring_buffer_event *ev)
 {
 	if (ev->type_len == RINGBUF_TYPE_TIME_EXTEND ||
@@ -539,17 +243,6 @@ EXPORT_SYMBOL_GPL(ring_buffer_event_data);
 /* ---------------------------------------------------------------------
  * Small helpers for callers
  */
-
-static struct rb_cpu *rb_cpu_get(struct trace_buffer *buffer, int cpu)
-{
-	/* A negative @cpu fails the unsigned compare. */
-	if (!buffer || (unsigned int)cpu >= nr_cpu_ids ||
-	    !cpumask_test_cpu(cpu, buffer->cpumask))
-		return NULL;
-	/* Pairs with the smp_wmb() in rb_cpu_add(). */
-	smp_rmb();
-	return READ_ONCE(per_cpu_ptr(buffer->slots, cpu)->cb);
-}
 
 static u64 rb_clock(struct trace_buffer *buffer)
 {
@@ -2433,7 +2126,8 @@ bool ring_buffer_iter_dropped(struct ring_buffer_iter *iter)
 EXPORT_SYMBOL_GPL(ring_buffer_iter_dropped);
 
 /* ---------------------------------------------------------------------
- * Allocation, geometry and the control paths
+ * Allocation and freeing of rings and buffers, CPU hotplug, and the
+ * control paths: resize, overwrite mode, reset, swap, sub-buffer order
  */
 
 static void rb_free_ring(struct rb_subbuf *subbufs, unsigned long nr,
@@ -2470,8 +2164,7 @@ static struct rb_subbuf *rb_alloc_ring(int cpu, unsigned long nr,
 }
 
 /* Slot @sb will next hold @seq: make it look like the lap before. */
-static void rb_slot_clear(struct rb_subbuf *sb, u64 seq,
-			  unsigned long nr)
+void rb_slot_clear(struct rb_subbuf *sb, u64 seq, unsigned long nr)
 {
 	atomic_long_set(&sb->tag, rb_tag(seq - nr));
 	local_set(&sb->cum, 0);
@@ -2534,7 +2227,7 @@ static void rb_number(struct rb_cpu *cb)
  * @head, counters at zero but dropped (held-off writers count into it
  * meanwhile, see rb_reset_one()).  Writers held off, reader_lock held.
  */
-static void rb_cpu_restart(struct rb_cpu *cb, u64 pos, u64 head)
+void rb_cpu_restart(struct rb_cpu *cb, u64 pos, u64 head)
 {
 	cb->tail = rb_slot_of(cb, rb_pseq(cb, pos));
 	cb->ptail = NULL;
@@ -2564,7 +2257,7 @@ static void rb_cpu_restart(struct rb_cpu *cb, u64 pos, u64 head)
  * Empty ring starting at sub-buffer @base.  Numbers never go back, so an
  * iterator left behind sees the head pass it.  As rb_cpu_restart().
  */
-static void rb_cpu_clear(struct rb_cpu *cb, u64 base)
+void rb_cpu_clear(struct rb_cpu *cb, u64 base)
 {
 	struct rb_subbuf *first = rb_slot_of(cb, base);
 	unsigned long i;
@@ -2575,23 +2268,12 @@ static void rb_cpu_clear(struct rb_cpu *cb, u64 base)
 	atomic_long_set(&first->tag, rb_tag(base));
 	first->page->time_stamp = 0;
 	local_set(&first->page->commit, 0);
-	if (cb->pm) {
-		/* What lies before base is gone, also for the next boot. */
-		rb_range_head(cb, base);
-		WRITE_ONCE(cb->pm->rd, base);
-		/*
-		 * Then the addresses: a crash between keeps no event under
-		 * this boot's.  Store order only, as for magic in
-		 * rb_range_fresh(); the next boot's rb_range_boot() reads them.
-		 */
-		barrier();
-		cb->pm->text_addr = (unsigned long)_text;
-		cb->pm->data_addr = (unsigned long)_sdata;
-	}
+	if (cb->pm)
+		rb_range_clear(cb, base);
 	rb_cpu_restart(cb, rb_mkpos(cb, base, 0), base);
 }
 
-static void rb_set_geometry(struct rb_cpu *cb, unsigned int order)
+void rb_set_geometry(struct rb_cpu *cb, unsigned int order)
 {
 	cb->order = order;
 	cb->shift = PAGE_SHIFT + order;
@@ -2615,421 +2297,6 @@ static void rb_cpu_free(struct rb_cpu *cb)
 	rb_page_free((void *)cb->meta, cb->order);
 	rb_page_free(cb->rd.copy, cb->order);
 	kfree(cb);
-}
-
-/* ---------------------------------------------------------------------
- * Persistent buffers: rings in memory kept across a reboot (layout and
- * crash consistency: Documentation section 8b).  Nothing read from the
- * range is trusted: every index comes from this boot's geometry.
- */
-
-#define RB_RANGE_MAGIC		0x52627267U
-
-struct rb_range_hdr {
-	u32			magic;
-	u32			layout;
-	u32			subbuf_size;
-	u32			nr_cpus;
-	u64			pages;		/* per CPU */
-};
-
-/* Changes whenever the layout of the range does. */
-#define RB_RANGE_LAYOUT		(sizeof(struct rb_range_hdr) << 16 | \
-				 sizeof(struct rb_range_cpu) << 8 | 1)
-
-static struct rb_data_page *rb_range_page(struct rb_cpu *cb, unsigned long i)
-{
-	return (void *)(cb->pbase + (i << cb->shift));
-}
-
-/* The part of the range that belongs to @cpu. */
-static struct rb_range_cpu *rb_range_part(struct trace_buffer *buffer,
-					  unsigned long cpu)
-{
-	return (void *)(buffer->range_start + PAGE_SIZE +
-			cpu * buffer->range_part);
-}
-
-/*
- * The header is not this layout's: before it says so, no CPU's part may
- * look valid, also of a CPU attached only later (or at the next boot).
- */
-static void rb_range_forget(struct trace_buffer *buffer)
-{
-	unsigned long cpu;
-
-	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
-		WRITE_ONCE(rb_range_part(buffer, cpu)->magic, 0);
-	/* Forgotten before the header is rewritten as valid. */
-	barrier();
-}
-
-/* Geometry of the range, and whether it holds a header of ours. */
-static int rb_range_setup(struct trace_buffer *buffer, unsigned long start,
-			  unsigned long size)
-{
-	struct rb_range_hdr *hdr = (void *)start;
-	unsigned int shift = PAGE_SHIFT + buffer->order;
-	unsigned long part, n = 0;
-
-	if (!PAGE_ALIGNED(start) || size < PAGE_SIZE)
-		return -EINVAL;
-	part = rounddown((size - PAGE_SIZE) / nr_cpu_ids, PAGE_SIZE);
-	for (n = part >> shift; n >= 3; n--) {
-		if (PAGE_ALIGN(sizeof(struct rb_range_cpu) + n * sizeof(u64)) +
-		    (n << shift) <= part)
-			break;
-	}
-	if (n < 3)
-		return -EINVAL;
-	buffer->range_start = start;
-	buffer->range_end = start + size;
-	buffer->range_part = part;
-	buffer->range_pages = n;
-	buffer->nr_default = n - 1;
-	buffer->range_valid = hdr->magic == RB_RANGE_MAGIC &&
-			      hdr->layout == RB_RANGE_LAYOUT &&
-			      hdr->subbuf_size == 1UL << shift &&
-			      hdr->nr_cpus == nr_cpu_ids && hdr->pages == n;
-	if (!buffer->range_valid)
-		rb_range_forget(buffer);
-	hdr->magic = RB_RANGE_MAGIC;
-	hdr->layout = RB_RANGE_LAYOUT;
-	hdr->subbuf_size = 1UL << shift;
-	hdr->nr_cpus = nr_cpu_ids;
-	hdr->pages = n;
-	return 0;
-}
-
-/*
- * A kept sub-buffer's length fits, its events decode, its stamps do not
- * go back (from one sub-buffer to the next they may: each boot starts a
- * new one).  sb->end is set to the bytes before the first event that
- * fails (and before the stamps that belong to it), cum to the events
- * kept.  Returns why the rest cannot be kept, or NULL.
- */
-static const char *rb_range_subbuf(struct rb_cpu *cb, struct rb_subbuf *sb)
-{
-	struct rb_data_page *page = sb->page;
-	unsigned long len = local_read(&page->commit);
-	struct ring_buffer_event *ev;
-	unsigned int off, size;
-	u64 t = page->time_stamp, abs;
-
-	sb->end = 0;
-	/* Lost-events flags are never set in the ring's own pages. */
-	if (len > cb->cap)
-		return "commit beyond its sub-buffer";
-	for (off = 0; off < len; off += size) {
-		ev = (void *)&page->data[off];
-		size = len - off < RB_META_LEN ? 0 : rb_ev_size(ev);
-		/* Where payloads are 8-byte aligned, every event is 8n long. */
-		if (size < RB_META_LEN || size > len - off || size % RB_ALIGN)
-			return "event does not decode";
-		if (ev->type_len == RINGBUF_TYPE_TIME_EXTEND) {
-			t += rb_meta_val(ev);
-			continue;
-		}
-		if (ev->type_len == RINGBUF_TYPE_TIME_STAMP) {
-			abs = rb_meta_val(ev) | (t & ~RB_ABS_MASK);
-			if (abs < t)
-				return "time stamps go back";
-			t = abs;
-			continue;
-		}
-		if (ev->type_len <= RINGBUF_TYPE_DATA_TYPE_LEN_MAX) {
-			/* ... and has the long header, see RB_SMALL_MAX. */
-			if (!RB_SMALL_MAX && ev->type_len)
-				return "event does not decode";
-			t += ev->time_delta;
-			local_inc(&sb->cum);
-		}
-		/* Data or padding, with the stamps before it. */
-		sb->end = off + size;
-	}
-	return sb->end == len ? NULL : "a stamp without its event";
-}
-
-/*
- * trace.c relocates every kept event by one delta: the first CPU found
- * with events chooses the boot, and a CPU whose events another boot wrote
- * (it was offline when that boot reset the others) starts empty.
- */
-static const char *rb_range_boot(struct trace_buffer *buffer,
-				 struct rb_range_cpu *pm)
-{
-	long text = (unsigned long)_text - pm->text_addr;
-	long data = (unsigned long)_sdata - pm->data_addr;
-
-	if (!buffer->range_boot) {
-		buffer->range_boot = true;
-		buffer->text_delta = text;
-		buffer->data_delta = data;
-	}
-	if (text != buffer->text_delta || data != buffer->data_delta)
-		return "events of another boot than the other CPUs'";
-	return NULL;
-}
-
-/* Two pages claim the sub-buffer: neither is trusted. */
-#define RB_END_TWICE		UINT_MAX
-
-/*
- * Keep what can be trusted of sub-buffer @s; the rest is lost, and the
- * loss reported just before sub-buffer @s + 1 (see rb_gap()).  @say:
- * print why, once per sub-buffer.  Returns the events kept.
- */
-static unsigned long rb_range_salvage(struct rb_cpu *cb, u64 s, bool say)
-{
-	struct rb_subbuf *sb = rb_slot_of(cb, s);
-	const char *why = "found twice";
-
-	if (!sb->page)
-		why = "missing";
-	else if (sb->end != RB_END_TWICE)
-		why = rb_range_subbuf(cb, sb);
-	if (!why)
-		return local_read(&sb->cum);
-	if (sb->end == RB_END_TWICE)
-		sb->end = 0;
-	rb_slot_of(cb, s + 1)->gap = s + 1;
-	if (say)
-		pr_warn_ratelimited("Ring buffer meta [%d] sub-buffer %llu %s: %s\n",
-				    cb->cpu, s, why,
-				    sb->end ? "events after it lost" : "lost");
-	return local_read(&sb->cum);
-}
-
-/*
- * Find the previous boot's sub-buffers @first..@last in the part of @cb,
- * put their pages into their slots and keep what each holds that can be
- * trusted.  Returns why none can be kept, or NULL (with @first > @last
- * when there is nothing to keep).
- */
-static const char *rb_range_check(struct trace_buffer *buffer,
-				  struct rb_cpu *cb, u64 *first, u64 *last,
-				  bool say)
-{
-	struct rb_range_cpu *pm = cb->pm;
-	unsigned long i, n = buffer->range_pages;
-	unsigned long kept = 0;
-	struct rb_subbuf *sb;
-	bool any = false;
-	u64 s;
-
-	*first = 1;
-	*last = 0;
-	if (!buffer->range_valid)
-		return "no buffer of this layout and size";
-	if (pm->magic != RB_RANGE_MAGIC || pm->cpu != cb->cpu)
-		return "no buffer of this CPU";
-	for (i = 0; i < n; i++) {
-		s = READ_ONCE(pm->seq[i]);
-		if (s != RB_RANGE_NONE && (!any || s > *last)) {
-			*last = s;
-			any = true;
-		}
-	}
-	/* Positions are numbers << shift: keep half the range in reserve. */
-	if (any && *last > U64_MAX >> (cb->shift + 1))
-		return "sub-buffer numbers out of range";
-	s = max_t(u64, local64_read(&pm->head), READ_ONCE(pm->rd));
-	if (!any || s > *last) {
-		*first = *last + 1;
-		return NULL;
-	}
-	*first = s;
-	if (*last - *first >= cb->nr)
-		return "head out of range";
-	for (i = 0; i < n; i++) {
-		s = READ_ONCE(pm->seq[i]);
-		if (s == RB_RANGE_NONE || s < *first)
-			continue;
-		sb = rb_slot_of(cb, s);
-		if (sb->page)
-			sb->end = RB_END_TWICE;
-		else
-			sb->page = rb_range_page(cb, i);
-	}
-	for (s = *first; s <= *last; s++)
-		kept += rb_range_salvage(cb, s, say);
-	if (!kept)
-		*first = *last + 1;
-	return kept ? rb_range_boot(buffer, pm) : NULL;
-}
-
-/*
- * Make the checked sub-buffers @first..@last the ring, the other pages
- * its empty slots and the reader's spare.  A sub-buffer kept in part is
- * cut to what was kept, in the range too (a page that held none gets the
- * stamp before it).  The rest of @last is padded: the next event starts a
- * new sub-buffer (none holds two boots), which in a full ring overwrites
- * or drops as any other.
- */
-static void rb_range_restore(struct rb_cpu *cb, u64 first, u64 last)
-{
-	unsigned long i, j = 0, events = 0;
-	struct ring_buffer_event *ev;
-	struct rb_subbuf *sb;
-	unsigned int end;
-	u64 s, ts = 0;
-
-	/*
-	 * Cut the damaged sub-buffers before the pages not kept lose their
-	 * numbers: a crash in between leaves no page that failed the check
-	 * as the only one with its number and its old length.
-	 */
-	for (s = first; s <= last; s++) {
-		sb = rb_slot_of(cb, s);
-		if (sb->page && rb_gap(cb, s + 1))
-			local_set(&sb->page->commit, sb->end);
-	}
-	/* Pairs with the next boot's rb_range_check(): pair 20. */
-	smp_wmb();
-	for (i = 0; i <= cb->nr; i++) {
-		struct rb_data_page *page = rb_range_page(cb, i);
-
-		s = READ_ONCE(cb->pm->seq[i]);
-		if (s != RB_RANGE_NONE && s >= first && s <= last &&
-		    rb_slot_of(cb, s)->page == page)
-			continue;
-		/* Not kept, so no later boot sees its number twice. */
-		WRITE_ONCE(cb->pm->seq[i], RB_RANGE_NONE);
-		while (j < cb->nr && cb->subbufs[j].page)
-			j++;
-		if (j < cb->nr)
-			cb->subbufs[j].page = page;
-		else
-			cb->rd.copy = page;
-	}
-	for (s = last + 1; s != first + cb->nr; s++)
-		rb_slot_clear(rb_slot_of(cb, s), s, cb->nr);
-	for (s = first; s <= last; s++) {
-		sb = rb_slot_of(cb, s);
-		atomic_long_set(&sb->tag, rb_tag(s));
-		events += local_read(&sb->cum);
-		if (rb_gap(cb, s + 1)) {
-			if (!sb->end)
-				sb->page->time_stamp = ts;
-			local_set(&sb->page->commit, sb->end);
-			rb_range_seq(cb, sb->page, s);
-		}
-		ts = sb->page->time_stamp;
-	}
-	end = sb->end;
-	if (cb->cap - end >= RB_META_LEN) {
-		ev = (void *)&sb->page->data[end];
-		ev->type_len = RINGBUF_TYPE_PADDING;
-		ev->time_delta = 1;
-		ev->array[0] = cb->cap - end - RB_EV_HDR;
-		/* Pairs with the next boot's rb_range_check(): pair 20. */
-		smp_wmb();
-		end = cb->cap;
-		local_set(&sb->page->commit, end);
-	}
-	/* Pages below first may be reused from now on. */
-	rb_range_head(cb, first);
-	rb_cpu_restart(cb, rb_mkpos(cb, last, end), first);
-	local_set(&cb->committed, events);
-}
-
-/* A part found empty or broken: make it an empty ring. */
-static void rb_range_fresh(struct rb_cpu *cb)
-{
-	struct rb_range_cpu *pm = cb->pm;
-	unsigned long i;
-
-	/* Invalid until every field is set, should we crash meanwhile. */
-	WRITE_ONCE(pm->magic, 0);
-	barrier();
-	pm->cpu = cb->cpu;
-	local64_set(&pm->head, 0);
-	pm->rd = 0;
-	for (i = 0; i <= cb->nr; i++)
-		pm->seq[i] = RB_RANGE_NONE;
-	memset(cb->subbufs, 0, cb->nr * sizeof(*cb->subbufs));
-	for (i = 0; i < cb->nr; i++)
-		cb->subbufs[i].page = rb_range_page(cb, i);
-	cb->rd.copy = rb_range_page(cb, cb->nr);
-	barrier();
-	WRITE_ONCE(pm->magic, RB_RANGE_MAGIC);
-	rb_cpu_clear(cb, 0);
-}
-
-/* Point @cb at its CPU's part of the range and the part's pages. */
-static void rb_range_place(struct trace_buffer *buffer, struct rb_cpu *cb)
-{
-	cb->pm = rb_range_part(buffer, cb->cpu);
-	cb->pbase = (unsigned long)cb->pm + PAGE_ALIGN(sizeof(*cb->pm) +
-				buffer->range_pages * sizeof(u64));
-}
-
-/*
- * Will some CPU keep events of the previous boot?  Asked at allocation,
- * before the other CPUs attach (6.12 makes boot instances before they
- * come up, and reads the KASLR delta right away): each part gets the
- * check its CPU's attach will make, on slots of its own.  The range is
- * only read.
- */
-static bool rb_range_any_kept(struct trace_buffer *buffer)
-{
-	unsigned long nr = buffer->nr_default;
-	struct rb_cpu *cb;
-	bool kept = false;
-	u64 first, last;
-
-	cb = kzalloc(sizeof(*cb), GFP_KERNEL);
-	if (cb)
-		cb->subbufs = kcalloc(nr, sizeof(*cb->subbufs), GFP_KERNEL);
-	if (cb && cb->subbufs) {
-		cb->nr = nr;
-		rb_set_geometry(cb, buffer->order);
-		for (cb->cpu = 0; !kept && (unsigned int)cb->cpu < nr_cpu_ids;
-		     cb->cpu++) {
-			memset(cb->subbufs, 0, nr * sizeof(*cb->subbufs));
-			rb_range_place(buffer, cb);
-			kept = !rb_range_check(buffer, cb, &first, &last,
-					       false) &&
-			       first <= last;
-		}
-	}
-	if (cb)
-		kfree(cb->subbufs);
-	kfree(cb);
-	return kept;
-}
-
-/* Give @cb its part of the range: what a previous boot left, or nothing. */
-static void rb_range_attach(struct trace_buffer *buffer, struct rb_cpu *cb)
-{
-	const char *why;
-	u64 first, last;
-
-	rb_range_place(buffer, cb);
-	why = rb_range_check(buffer, cb, &first, &last, true);
-	if (!why && first <= last) {
-		rb_range_restore(cb, first, last);
-		buffer->range_kept = true;
-		pr_info("Ring buffer meta [%d] is from previous boot!\n",
-			cb->cpu);
-		return;
-	}
-	if (why)
-		pr_info("Ring buffer meta [%d] %s: starting empty\n", cb->cpu,
-			why);
-	rb_range_fresh(cb);
-}
-
-/* On panic, keep what explains it: no more events, caches written back. */
-static int rb_range_panic(struct notifier_block *nb, unsigned long event,
-			  void *data)
-{
-	struct trace_buffer *buffer;
-
-	buffer = container_of(nb, struct trace_buffer, flush_nb);
-	ring_buffer_record_off(buffer);
-	arch_ring_buffer_flush_range(buffer->range_start, buffer->range_end);
-	return NOTIFY_DONE;
 }
 
 static struct rb_cpu *rb_cpu_alloc(struct trace_buffer *buffer, int cpu,
@@ -3115,7 +2382,7 @@ static void rb_release(struct trace_buffer *buffer)
 }
 
 /* Both kinds of buffer; @start is 0 for one the page allocator fills. */
-static struct trace_buffer *rb_alloc(unsigned long size, unsigned int flags,
+struct trace_buffer *rb_alloc_buffer(unsigned long size, unsigned int flags,
 				     unsigned int order, unsigned long start,
 				     unsigned long range_size,
 				     struct lock_class_key *key)
@@ -3151,8 +2418,6 @@ static struct trace_buffer *rb_alloc(unsigned long size, unsigned int flags,
 	cpus_read_lock();
 	if (start && rb_range_setup(buffer, start, range_size))
 		goto fail;
-	if (start)
-		buffer->range_kept = rb_range_any_kept(buffer);
 	for_each_online_cpu(cpu) {
 		if (rb_cpu_add(buffer, cpu))
 			goto fail;
@@ -3161,11 +2426,8 @@ static struct trace_buffer *rb_alloc(unsigned long size, unsigned int flags,
 							&buffer->node))
 		goto fail;
 	cpus_read_unlock();
-	if (start) {
-		buffer->flush_nb.notifier_call = rb_range_panic;
-		atomic_notifier_chain_register(&panic_notifier_list,
-					       &buffer->flush_nb);
-	}
+	if (start)
+		rb_range_watch_panic(buffer);
 	return buffer;
 fail:
 	cpus_read_unlock();
@@ -3186,7 +2448,7 @@ struct trace_buffer *__ring_buffer_alloc(unsigned long size,
 					 unsigned int flags,
 					 struct lock_class_key *key)
 {
-	return rb_alloc(size, flags, 0, 0, 0, key);
+	return rb_alloc_buffer(size, flags, 0, 0, 0, key);
 }
 EXPORT_SYMBOL_GPL(__ring_buffer_alloc);
 
@@ -3202,8 +2464,7 @@ void ring_buffer_free(struct trace_buffer *buffer)
 		return;
 	cpuhp_state_remove_instance(CPUHP_TRACE_RB_PREPARE, &buffer->node);
 	if (buffer->range_start)
-		atomic_notifier_chain_unregister(&panic_notifier_list,
-						 &buffer->flush_nb);
+		rb_range_unwatch_panic(buffer);
 	rb_release(buffer);
 }
 EXPORT_SYMBOL_GPL(ring_buffer_free);
@@ -3503,17 +2764,9 @@ static void rb_reset_mask(struct trace_buffer *buffer,
 		rb_reset_one(cb);
 		rb_release_writers(cb);
 	}
-	/*
-	 * A CPU of @mask not up yet has its part of a range still to
-	 * attach: forget it, or it would bring back the events this reset
-	 * clears (trace.c resets a last boot's buffer before writing).
-	 * trace_rb_cpu_prepare() attaches under the mutex we hold.
-	 */
-	for_each_cpu(cpu, mask) {
-		if (!buffer->range_start || cpumask_test_cpu(cpu, buffer->cpumask))
-			continue;
-		WRITE_ONCE(rb_range_part(buffer, cpu)->magic, 0);
-	}
+	/* CPUs of @mask not up yet: see rb_range_forget_cpus(). */
+	if (buffer->range_start)
+		rb_range_forget_cpus(buffer, mask);
 	mutex_unlock(&buffer->mutex);
 }
 
@@ -4437,157 +3690,6 @@ int ring_buffer_print_page_header(struct trace_buffer *buffer,
 	trace_seq_printf(s, fmt, "char data", (unsigned int)RB_HDR_BYTES,
 			 data_size, (unsigned int)is_signed_type(char));
 	return !trace_seq_has_overflowed(s);
-}
-
-/* ---------------------------------------------------------------------
- * Persistent buffers, the calls (the ring side is above rb_cpu_alloc())
- */
-
-/**
- * __ring_buffer_alloc_range - allocate a buffer inside a memory range
- * @size: unused: the range decides
- * @flags: RB_FL_OVERWRITE to overwrite the oldest data when full
- * @order: sub-buffer size as a page order
- * @start: start of the range, page aligned, mapped by the caller
- * @range_size: its size in bytes
- * @key: lock class for the reader locks (use ring_buffer_alloc_range())
- *
- * Every sub-buffer and all the bookkeeping live in the range, divided
- * among the possible CPUs.  What a previous boot left there is checked
- * CPU by CPU and kept if it is intact; see ring_buffer_last_boot_delta().
- * The buffer cannot be resized, change its order, be swapped or mapped;
- * on panic it stops recording.
- *
- * Context: Process context, may sleep.
- * Return: the buffer, or NULL for a bad order, a range that holds fewer
- * than three sub-buffers per CPU, or no memory.
- */
-struct trace_buffer *
-__ring_buffer_alloc_range(unsigned long size, unsigned int flags, int order,
-			  unsigned long start, unsigned long range_size,
-			  struct lock_class_key *key)
-{
-	if (!start || order < 0 || order > ilog2(RB_SUBBUF_MAX) ||
-	    (PAGE_SIZE << order) > RB_SUBBUF_MAX)
-		return NULL;
-	return rb_alloc(size, flags, order, start, range_size, key);
-}
-EXPORT_SYMBOL_GPL(__ring_buffer_alloc_range);
-
-/**
- * ring_buffer_last_boot_delta - how far the kernel moved since the events
- * @buffer: the buffer, may be NULL
- * @text: where to store the move of the kernel text
- * @data: where to store the move of its data
- *
- * Addresses recorded by the previous boot plus the deltas are addresses
- * of this boot.
- *
- * Context: Any context.
- * Return: true when @buffer kept events of a previous boot and the kernel
- * text or data moved; false otherwise (then @text and @data are left
- * alone).
- */
-bool ring_buffer_last_boot_delta(struct trace_buffer *buffer, long *text,
-				 long *data)
-{
-	if (!buffer || !buffer->range_kept ||
-	    (!buffer->text_delta && !buffer->data_delta))
-		return false;
-	*text = buffer->text_delta;
-	*data = buffer->data_delta;
-	return true;
-}
-EXPORT_SYMBOL_GPL(ring_buffer_last_boot_delta);
-
-static void *rb_meta_start(struct seq_file *m, loff_t *pos)
-{
-	struct rb_cpu *cb = m->private;
-
-	return cb->pm && *pos <= cb->nr + 1 ? pos : NULL;
-}
-
-static void *rb_meta_next(struct seq_file *m, void *v, loff_t *pos)
-{
-	++*pos;
-	return rb_meta_start(m, pos);
-}
-
-static void rb_meta_stop(struct seq_file *m, void *v)
-{
-}
-
-/*
- * Index in the range of the page slot @seq owns: the one it will be
- * written in, or with @live the one it is written in (the reader may
- * have taken that one).  A snapshot: the file is racy by design.
- */
-static unsigned long rb_meta_idx(struct rb_cpu *cb, u64 seq, bool live)
-{
-	struct rb_subbuf *sb = rb_slot_of(cb, seq);
-	bool taken = atomic_long_read(&sb->tag) & RB_TAKEN;
-
-	return rb_range_idx(cb, taken && !live ? READ_ONCE(sb->next) :
-						 READ_ONCE(sb->page));
-}
-
-static int rb_meta_show(struct seq_file *m, void *v)
-{
-	struct rb_cpu *cb = m->private;
-	u64 head = atomic64_read(&cb->head);
-	u64 commit = rb_pseq(cb, local64_read(&cb->commit));
-	loff_t i = *(loff_t *)v;
-
-	if (!i) {
-		seq_printf(m, "head_buffer:   %lu\n",
-			   rb_meta_idx(cb, head, false));
-		seq_printf(m, "commit_buffer: %lu\n",
-			   rb_meta_idx(cb, commit, true));
-		seq_printf(m, "subbuf_size:   %lu\n", PAGE_SIZE << cb->order);
-		seq_printf(m, "nr_subbufs:    %lu\n", cb->nr + 1);
-	} else if (i == 1) {
-		seq_printf(m, "buffer[0]:    %lu\n",
-			   rb_range_idx(cb, READ_ONCE(cb->rd.copy)));
-	} else {
-		seq_printf(m, "buffer[%lld]:    %lu\n", i - 1,
-			   rb_meta_idx(cb, head + i - 2, false));
-	}
-	return 0;
-}
-
-static const struct seq_operations rb_meta_ops = {
-	.start	= rb_meta_start,
-	.next	= rb_meta_next,
-	.stop	= rb_meta_stop,
-	.show	= rb_meta_show,
-};
-
-/**
- * ring_buffer_meta_seq_init - open the buffer_meta file of a CPU
- * @file: the file
- * @buffer: the buffer
- * @cpu: the CPU
- *
- * The file tells where a persistent buffer's sub-buffers are in its
- * range: the head's and the writer's, then the reader's and the ring's
- * in order from the head.  It is empty for other buffers.
- *
- * Context: Process context.
- * Return: 0, -ENODEV for a CPU the buffer does not have, or seq_open()'s
- * error.
- */
-int ring_buffer_meta_seq_init(struct file *file, struct trace_buffer *buffer,
-			      int cpu)
-{
-	struct rb_cpu *cb = rb_cpu_get(buffer, cpu);
-	int ret;
-
-	if (!cb)
-		return -ENODEV;
-	ret = seq_open(file, &rb_meta_ops);
-	if (!ret)
-		((struct seq_file *)file->private_data)->private = cb;
-	return ret;
 }
 
 /* ---------------------------------------------------------------------

@@ -2,7 +2,10 @@
 /*
  * The ring buffer under test, compiled unchanged: RB_SRC names either the
  * repository's kernel/trace/ring_buffer.c or a copy of the stock 6.12 file.
- * rb_kernel.h stands in for the kernel around it.
+ * Ours also has RB_RANGE_SRC, its kernel/trace/ring_buffer_range.c
+ * (persistent buffers): both files go into this one translation unit, so
+ * the hooks below reach the static functions of either.  rb_kernel.h
+ * stands in for the kernel around them.
  */
 #include "rb_kernel.h"
 
@@ -29,6 +32,9 @@ static void *t_rb_memcpy(void *dst, const void *src, size_t n)
 #define memcpy(d, s, n) t_rb_memcpy(d, s, n)
 
 #include RB_SRC
+#ifdef RB_RANGE_SRC
+#include RB_RANGE_SRC
+#endif
 
 #undef memcpy
 

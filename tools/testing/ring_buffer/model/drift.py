@@ -2,6 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 """drift.py: does ring_buffer.pml still cite the accesses of ring_buffer.c?
 
+The C side is kernel/trace/ring_buffer.c with the files compiled with it,
+ring_buffer_internal.h (helpers of the write and read paths, inline) and
+ring_buffer_range.c (persistent buffers): their functions are read as one
+source, as the harness compiles them.
+
 Every modelled step of ring_buffer.pml names the C function it stands for
 and the shared-state access it performs, in backquotes:
 
@@ -18,7 +23,7 @@ fails, naming the access, when
   - a modelled function of ring_buffer.c has an access the model does not
     cite (a step that is missing, or a change the model has not followed),
   - the model cites an access that its function no longer has, or a
-    function ring_buffer.c no longer has.
+    function none of the sources has any more.
 Accesses of modelled functions that the model folds into another step or
 leaves out are cited too, in the block "Accesses without a step of their
 own" of ring_buffer.pml, each with the reason.
@@ -26,7 +31,7 @@ own" of ring_buffer.pml, each with the reason.
 The tracked fields are the ones the model's state declarations name in
 their comments (cb->write, sb->tag, rd.seq, ...).
 
-Usage: drift.py [--c FILE] [--pml FILE] [--list FUNC...]
+Usage: drift.py [--c FILE...] [--pml FILE] [--list FUNC...]
 Output: KTAP, one line for each modelled function (and one for the
 citations of functions that are gone); exit status 1 on any drift.
 """
@@ -214,7 +219,7 @@ def check(csrc, pml):
     for fn in sorted(by_fn):
         if fn not in funcs:
             lines = sorted({line for _, line in by_fn[fn]})
-            gone.append('ring_buffer.pml:%s cite%s %s(), ring_buffer.c has no %s()'
+            gone.append('ring_buffer.pml:%s cite%s %s(), none of the sources has %s()'
                         % (','.join(map(str, lines)), '' if len(lines) > 1 else 's',
                            fn, fn))
             continue
@@ -271,7 +276,7 @@ def selftest(csrc, pml, tmp):
         # The new name is called from rb_rd_look(): its accesses have
         # no step under that name.
         ('rb_rd_sync() renamed', rename, None,
-         ['ring_buffer.c has no rb_rd_sync()', 'rb_rd_catch_up() `']),
+         ['none of the sources has rb_rd_sync()', 'rb_rd_catch_up() `']),
         ('a citation of the model changed', None,
          lambda m: m.replace('rb_push() `local_inc(&cb->pushing)`',
                              'rb_push() `local_inc(&cb->pushed)`', 1),
@@ -303,14 +308,19 @@ def selftest(csrc, pml, tmp):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument('--c', default=os.path.join(REPO, 'kernel/trace/ring_buffer.c'))
+    ap.add_argument('--c', nargs='+', default=[
+        os.path.join(REPO, 'kernel/trace', f) for f in
+        ('ring_buffer.c', 'ring_buffer_internal.h', 'ring_buffer_range.c')])
     ap.add_argument('--pml', default=os.path.join(HERE, 'ring_buffer.pml'))
     ap.add_argument('--list', nargs='*', help='print the keys of these functions')
     ap.add_argument('--self-test', metavar='DIR',
                     help='also check the check on scratch copies written to DIR')
     a = ap.parse_args()
-    with open(a.c) as f:
-        csrc = f.read()
+    csrc = ''
+    for path in a.c:
+        with open(path) as f:
+            csrc += f.read() + '\n'
+
     with open(a.pml) as f:
         pml = f.read()
     if a.list is not None:

@@ -115,7 +115,7 @@
  *    `local64_set(&cb->pushed)`: only the iterator's loss accounting
  *    reads it, which is not modelled.
  *  rb_page_commits() `sb->page`, `sb->page#2`; rb_rd_move()
- *    `WRITE_ONCE(cb->pm->rd)`; rb_cpu_clear() `WRITE_ONCE(cb->pm->rd)`,
+ *    `WRITE_ONCE(cb->pm->rd)`; rb_range_clear() `WRITE_ONCE(cb->pm->rd)`,
  *    `barrier()`: a persistent range's records (cb->pm is NULL in the
  *    model).
  *  rb_cur_event() `atomic_or(&buffer->record_disabled)`: the RB_WARN

@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """
-Mutation testing of kernel/trace/ring_buffer.c: each mutant of mutants.txt
-is applied to a copy of the file under the build directory (never to the
-file itself), compiled into the ASan test program, and run against the
-harness until a test fails.  One KTAP line per mutant, then the score.
+Mutation testing of kernel/trace/ring_buffer.c and the files compiled with
+it (SOURCES: ring_buffer_range.c and ring_buffer_internal.h, next to it):
+each mutant of mutants.txt is applied to a copy of its file (mutants.txt's
+"file", ring_buffer.c by default) under the build directory, never to the
+file itself; the copies are compiled into the ASan test program, which is
+run against the harness until a test fails.  One KTAP line per mutant,
+then the score.
 
 Phases, cheapest first, each stopping at the first failing case:
   litmus   ordering mutants only: the litmus mutant named in the list must
@@ -27,7 +30,8 @@ or when fewer than 90% of the mutants run are killed.
 
 Environment (set by the Makefile): MUT_CC, MUT_CFLAGS, MUT_LDFLAGS, MUT_RB_TEXT,
 MUT_OBJS (the test program's objects but rb_wrap.o), MUT_WRAP (rb_wrap.c),
-MUT_SRC (ring_buffer.c), MUT_WORK (a directory of ours), MUT_CORPUS.
+MUT_SRC (ring_buffer.c; the other SOURCES are taken from its directory),
+MUT_WORK (a directory of ours), MUT_CORPUS.
 """
 import os
 import re
@@ -54,6 +58,10 @@ JOBS = os.environ.get('MUT_JOBS', '2')
 TIMEOUT = {'fast': 300, 'sweeps': 1800, 'stress': 180, 'litmus': 300}
 STRESS_SECS = os.environ.get('STRESS_SECS', '5')
 TARGET = 0.90
+# The files a mutant may change, all in MUT_SRC's directory: the first is
+# MUT_SRC's own name, the default of a mutant's "file".  A file missing
+# there (as for the stock 6.12 source) is left out.
+SOURCES = ('ring_buffer.c', 'ring_buffer_range.c', 'ring_buffer_internal.h')
 
 
 class ListError(Exception):
@@ -62,7 +70,8 @@ class ListError(Exception):
 
 def parse(path):
     muts, cur = [], None
-    keys = ('mutant', 'kind', 'area', 'anchor', 'find', 'into', 'litmus', 'subset')
+    keys = ('mutant', 'kind', 'area', 'file', 'anchor', 'find', 'into', 'litmus',
+            'subset')
     with open(path) as f:
         for nr, line in enumerate(f, 1):
             line = line.rstrip('\n')
@@ -88,6 +97,10 @@ def parse(path):
                 raise ListError('mutant %s: no %s' % (m['name'], key))
         if m['name'] in names:
             raise ListError('mutant %s: listed twice' % m['name'])
+        m.setdefault('file', SOURCES[0])
+        if m['file'] not in SOURCES:
+            raise ListError('mutant %s: file %s is none of %s' %
+                            (m['name'], m['file'], ', '.join(SOURCES)))
         names.add(m['name'])
     return muts
 
@@ -97,14 +110,25 @@ def pattern(text):
     return r'\n[ \t]*'.join(re.escape(p) for p in text.split(r'\n'))
 
 
-def apply(src, m):
-    """The mutated source, or ListError when the pattern is not unique."""
+def apply(srcs, m):
+    """The sources ({file name: text}) with @m applied to its file, or
+    ListError when the file is missing or the pattern is not unique."""
+    if m['file'] not in srcs:
+        raise ListError('mutant %s: no %s' % (m['name'], m['file']))
+    out = dict(srcs)
+    out[m['file']] = apply_one(srcs[m['file']], m)
+    return out
+
+
+def apply_one(src, m):
+    """The mutated text of one file, or ListError when the pattern is not
+    unique in it."""
     start, end = 0, len(src)
     if 'anchor' in m:
         hits = [x.start() for x in re.finditer(re.escape(m['anchor']), src)]
         if len(hits) != 1:
-            raise ListError('mutant %s: anchor %r matches %d times' %
-                            (m['name'], m['anchor'], len(hits)))
+            raise ListError('mutant %s: anchor %r matches %d times in %s' %
+                            (m['name'], m['anchor'], len(hits), m['file']))
         start = hits[0] + len(m['anchor'])
         end = start
         for _ in range(ANCHOR_LINES):
@@ -119,9 +143,9 @@ def apply(src, m):
         if found and start + found[0].start() > end:
             found = []
     if len(found) != 1:
-        raise ListError('mutant %s: find %r matches %d times%s' %
+        raise ListError('mutant %s: find %r matches %d times%s in %s' %
                         (m['name'], m['find'], len(found),
-                         ' near its anchor' if 'anchor' in m else ''))
+                         ' near its anchor' if 'anchor' in m else '', m['file']))
     a = start + found[0].start()
     b = start + found[0].end()
     into = m['into'].replace(r'\n', '\n').replace(r'\t', '\t')
@@ -252,15 +276,19 @@ class Runner:
         self.herd = None
         self.last_case = None
 
-    def build(self, src_text, tag):
+    def build(self, srcs, tag):
+        """Compile the sources {file name: text}, written to their own
+        directory (ring_buffer.c finds the header next to it)."""
         d = os.path.join(self.work, tag)
         os.makedirs(d, exist_ok=True)
-        src = os.path.join(d, 'ring_buffer.c')
-        with open(src, 'w') as f:
-            f.write(src_text)
+        for name, text in srcs.items():
+            with open(os.path.join(d, name), 'w') as f:
+                f.write(text)
         obj, prog = os.path.join(d, 'rb_wrap.o'), os.path.join(d, 'rbtest')
-        cmd = self.cc + self.cflags + ['-DRB_SRC="%s"' % src, '-c',
-                                       self.wrap, '-o', obj]
+        defs = ['-DRB_SRC="%s"' % os.path.join(d, SOURCES[0])]
+        if SOURCES[1] in srcs:
+            defs.append('-DRB_RANGE_SRC="%s"' % os.path.join(d, SOURCES[1]))
+        cmd = self.cc + self.cflags + defs + ['-c', self.wrap, '-o', obj]
         r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                            text=True)
         if r.returncode == 0 and os.environ.get('MUT_RB_TEXT'):
@@ -368,15 +396,25 @@ def main():
         sweeps = tuple(args[args.index('--sweeps') + 1].split(','))
     try:
         muts = parse(LIST)
-        with open(os.environ.get('MUT_SRC', os.path.join(
-                HARNESS, '../../../kernel/trace/ring_buffer.c'))) as f:
-            real = f.read()
+        main_src = os.environ.get('MUT_SRC', os.path.join(
+            HARNESS, '../../../kernel/trace/ring_buffer.c'))
+        real = {}
+        for name in SOURCES:
+            path = os.path.join(os.path.dirname(main_src), name)
+            if name == SOURCES[0]:
+                path = main_src
+            if os.path.exists(path):
+                with open(path) as f:
+                    real[name] = f.read()
         texts = {m['name']: apply(real, m) for m in muts}
     except ListError as e:
         print('KTAP version 1\n1..1\nnot ok 1 mutants # %s\n0 passed, 1 failed' % e)
         return 1
     if check:
-        print('# %d mutants, every pattern matches once' % len(muts))
+        print('# %d mutants, every pattern matches once (%s)' %
+              (len(muts), ', '.join('%d in %s' % (n, f) for f, n in
+                                    ((f, sum(m['file'] == f for m in muts))
+                                     for f in SOURCES) if n)))
         return 0
     sel = [m for m in muts if (not subset or m.get('subset')) and
            (not only or m['name'] in only)]

@@ -19,9 +19,9 @@
 # kernel does not link libgcc.  The rest of the link is the same for every
 # arch and is done by the kernels make test boots.  Our objects are rebuilt
 # every time (ccache replays a cached compiler's warnings), so a warning in
-# kernel/trace/ring_buffer.c, kernel/trace/ring_buffer_selftest.c or
-# include/linux/ring_buffer.h is never missed because make had nothing
-# to do.
+# kernel/trace/ring_buffer.c, ring_buffer_range.c, ring_buffer_internal.h,
+# ring_buffer_selftest.c or include/linux/ring_buffer.h is never missed
+# because make had nothing to do.
 #
 # Objects and the log: build/obj-KIND-cross-ARCH/ (build.log).
 # Environment: JOBS (default 2), CCACHE_DIR (default ~/.cache/ccache).
@@ -106,7 +106,8 @@ fi
 # --- build ---------------------------------------------------------------------
 stage_start "build obj-$kind-cross-$arch (W=1 kernel/trace/ lib/ arch/$karch/lib/, -j${JOBS:-2})"
 log=$obj/build.log
-rm -f "$obj"/kernel/trace/ring_buffer.o "$obj"/kernel/trace/ring_buffer_selftest.o
+rm -f "$obj"/kernel/trace/ring_buffer.o "$obj"/kernel/trace/ring_buffer_range.o \
+	"$obj"/kernel/trace/ring_buffer_selftest.o
 t0=$(date +%s)
 set +e
 make -C "$src" O="$obj" "${kargs[@]}" W=1 -j"${JOBS:-2}" \
@@ -117,7 +118,7 @@ make -C "$src" O="$obj" "${kargs[@]}" W=1 -j"${JOBS:-2}" \
 		END { printf "    ... %d objects built\n", n }'
 rc=${PIPESTATUS[0]}
 set -e
-ours='(^|/)(kernel/trace/ring_buffer(_selftest)?\.c|include/linux/ring_buffer\.h):[0-9]+(:[0-9]+)?: (warning|error)'
+ours='(^|/)(kernel/trace/ring_buffer(_selftest|_range)?\.c|kernel/trace/ring_buffer_internal\.h|include/linux/ring_buffer\.h):[0-9]+(:[0-9]+)?: (warning|error)'
 nwarn=$(grep -cE '(warning|error):' "$log" || true)
 nours=$(grep -cE "$ours" "$log" || true)
 msg "$arch: $nwarn warning/error lines in the whole W=1 build, $nours in our files"
@@ -133,7 +134,7 @@ if [ "$rc" -ne 0 ]; then
 fi
 # Our objects must really have been built: a config that lost them would
 # pass with nothing checked.
-for o in ring_buffer.o ring_buffer_selftest.o; do
+for o in ring_buffer.o ring_buffer_range.o ring_buffer_selftest.o; do
 	[ -f "$obj/kernel/trace/$o" ] || { stage_end FAILED; die "$arch: no kernel/trace/$o built"; }
 done
 if [ "$nours" -ne 0 ]; then
@@ -169,6 +170,7 @@ if [ -z "$(helpers_missing "$probe.o")" ]; then
 	die "$arch: the link check does not see the libgcc call of a $ptype division"
 fi
 missing=$(helpers_missing "$obj/kernel/trace/ring_buffer.o" \
+	"$obj/kernel/trace/ring_buffer_range.o" \
 	"$obj/kernel/trace/ring_buffer_selftest.o")
 if [ -n "$missing" ]; then
 	msg "$arch: our objects need libgcc helpers the kernel does not have:" $missing

@@ -4,10 +4,13 @@
 # mkpatch.sh KIND OUT: write the git format-patch of our change to OUT.
 #
 #   KIND=ours   our ring buffer: include/linux/ring_buffer.h,
-#               kernel/trace/ring_buffer.c, kernel/trace/ring_buffer_selftest.c,
+#               kernel/trace/ring_buffer.c, kernel/trace/ring_buffer_range.c
+#               (persistent buffers), kernel/trace/ring_buffer_internal.h
+#               (what those two share), kernel/trace/ring_buffer_selftest.c,
 #               Documentation/trace/ring-buffer.txt (each when it exists in the
 #               repository) plus every patches/*.diff: selftest-hooks.diff
-#               first, then the others in name order.
+#               first, then the others in name order (ring-buffer-range.diff
+#               builds ring_buffer_range.o).
 #   KIND=stock  the test-only patch for the stock ring buffer: our
 #               kernel/trace/ring_buffer_selftest.c + patches/selftest-hooks.diff.
 #
@@ -44,6 +47,8 @@ fi
 case $kind in
 ours)
 	for f in include/linux/ring_buffer.h kernel/trace/ring_buffer.c \
+		kernel/trace/ring_buffer_range.c \
+		kernel/trace/ring_buffer_internal.h \
 		Documentation/trace/ring-buffer.txt; do
 		[ -f "$REPO/$f" ] && files+=("$REPO/$f|$f")
 	done

@@ -7,17 +7,19 @@
 #   checkpatch   scripts/checkpatch.pl --strict on build/ring-buffer.patch
 #                (made first, as `make patch` does): 0 errors, 0 warnings.
 #                Its "total:" line is printed.
-#   sparse       make C=2 kernel/trace/ring_buffer.o and
+#   sparse       make C=2 kernel/trace/ring_buffer.o,
+#                kernel/trace/ring_buffer_range.o and
 #                kernel/trace/ring_buffer_selftest.o in REVIEW_OBJ (default
 #                build/obj-ours, our normal x86_64 kernel; make test passes
 #                the debug one's, build/obj-ours-debug), built from
 #                build/src-ours: no warning or error that names one of our
 #                files.  Warnings in other kernel files are listed, not counted.
-#   kernel-doc   scripts/kernel-doc -Wall -none on ring_buffer.c, ring_buffer.h
+#   kernel-doc   scripts/kernel-doc -Wall -none on ring_buffer.c,
+#                ring_buffer_range.c, ring_buffer_internal.h, ring_buffer.h
 #                and ring_buffer_selftest.c: no output at all.
 #   kdoc sections  kdoc-sections.py: every EXPORT_SYMBOL_GPL'd function of
-#                ring_buffer.c has kernel-doc with "Context:", and "Return:"
-#                exactly when it returns a value.
+#                ring_buffer.c and ring_buffer_range.c has kernel-doc with
+#                "Context:", and "Return:" exactly when it returns a value.
 #
 # The tools come from the pristine 6.12 tree (build/linux-6.12-pristine, or
 # KERNEL_TREE), sparse from Debian's package (installed when missing).
@@ -39,9 +41,14 @@ patch=$BUILD/ring-buffer.patch
 src=$BUILD/src-ours
 obj=${REVIEW_OBJ:-$BUILD/obj-ours}
 # Our files, as paths inside the kernel tree.
-OURS=(kernel/trace/ring_buffer.c include/linux/ring_buffer.h
+OURS=(kernel/trace/ring_buffer.c kernel/trace/ring_buffer_range.c
+	kernel/trace/ring_buffer_internal.h include/linux/ring_buffer.h
 	kernel/trace/ring_buffer_selftest.c)
-NTESTS=7
+# The objects sparse checks.
+OBJS=(kernel/trace/ring_buffer.o kernel/trace/ring_buffer_range.o
+	kernel/trace/ring_buffer_selftest.o)
+# checkpatch, sparse per object, kernel-doc per file, kdoc sections
+NTESTS=$((1 + ${#OBJS[@]} + ${#OURS[@]} + 1))
 
 num=0 nfail=0
 # result ok|fail NAME [DIAG]: one KTAP result line (and one in REVIEW_RESULTS).
@@ -147,12 +154,13 @@ sparse_all() {
 		echo "# build/src-ours is not the patch: applying it (apply-tree.sh)"
 		bash "$VM_DIR/apply-tree.sh" ours "$patch" >&2
 	fi
-	sparse_one kernel/trace/ring_buffer.o
-	sparse_one kernel/trace/ring_buffer_selftest.o
+	for f in "${OBJS[@]}"; do
+		sparse_one "$f"
+	done
 }
 
 if [ ! -f "$obj/.config" ] || [ ! -e "$src/.git" ]; then
-	for o in kernel/trace/ring_buffer.o kernel/trace/ring_buffer_selftest.o; do
+	for o in "${OBJS[@]}"; do
 		result fail "sparse $o" "${obj#$REPO/} is not configured: run make kernel first"
 	done
 elif [ "${RB_LOCK_HELD:-}" = 1 ]; then
@@ -183,7 +191,8 @@ done
 
 # --- Context: and Return: of the exported functions ---------------------------------
 out=$log/kdoc-sections.txt
-if python3 "$VM_DIR/kdoc-sections.py" "$REPO/kernel/trace/ring_buffer.c" > "$out" 2>&1; then
+if python3 "$VM_DIR/kdoc-sections.py" "$REPO/kernel/trace/ring_buffer.c" \
+	"$REPO/kernel/trace/ring_buffer_range.c" > "$out" 2>&1; then
 	echo "# $(tail -n 1 "$out")"
 	result ok "kernel-doc Context:/Return: of exported functions"
 else
