@@ -3876,13 +3876,11 @@ bool ring_buffer_empty_cpu(struct trace_buffer *buffer, int cpu)
 	if (!cb || rb_nmi_no_read())
 		return true;
 	locked = rb_lock(cb, &flags);
+	/* A query: no sub-buffer leaves the ring for it. */
 	if (unlikely(!locked))
 		empty = !rb_dump_look(buffer, cb, &ts);
-	/* Taking a sub-buffer would move a mapping's reader page. */
-	else if (READ_ONCE(cb->mapped))
-		empty = !rb_rd_pending(cb);
 	else
-		empty = !rb_rd_look(buffer, cb, &ts);
+		empty = !rb_rd_pending(cb);
 	rb_unlock(cb, flags, locked);
 	return empty;
 }

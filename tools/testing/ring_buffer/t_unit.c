@@ -2436,6 +2436,91 @@ static int test_wait_wake(void)
 	return 0;
 }
 
+/* How many 200-byte writes, the clock still, fill a sub-buffer. */
+static int t_eq_per_sb(void)
+{
+	struct trace_buffer *b = t_alloc(4 * PAGE_DATA, RB_FL_OVERWRITE);
+	struct buffer_data_read_page *rp = NULL;
+	struct t_pevent ev[64];
+	int k = -1;
+
+	if (!b || ring_buffer_alloc_read_page(b, 0, &rp))
+		goto out;
+	for (int i = 0; i < 60; i++)
+		t_write(b, 200, i);
+	if (!ring_buffer_read_page(b, rp, PAGE_SIZE, 0, 1))
+		k = t_parse_page(ring_buffer_read_page_data(rp), PAGE_SIZE,
+				 ev, 64, NULL);
+	ring_buffer_free_read_page(b, 0, rp);
+out:
+	ring_buffer_free(b);
+	return k;
+}
+
+/*
+ * The queries trace.c makes before each entry of "cat trace" and before a
+ * reader sleeps leave the ring as it is: no sub-buffer leaves it, so the
+ * overwrite still reaches the oldest one, the dirty count and the oldest
+ * time stamp stay, and a "full" watermark is met at its sub-buffer.
+ */
+static int t_eq_watermark(int full, int k)
+{
+	struct trace_buffer *b = t_alloc(9 * PAGE_DATA, RB_FL_OVERWRITE);
+	poll_table pt = { .n = 0 };
+	struct file f = { 0 };
+	int i;
+
+	T_ASSERT(b);
+	for (i = 0; i < 12 * k; i++) {
+		T_EQ(t_write(b, 200, i), 0);
+		pt.n = 0;
+		if (ring_buffer_poll_wait(b, 0, &f, &pt, full) & EPOLLIN)
+			break;
+	}
+	/* the sub-buffer event i is in, counted from 1 */
+	T_EQ(i / k + 1, DIV_ROUND_UP(full * 9, 100));
+	ring_buffer_free(b);
+	return 0;
+}
+
+static int test_empty_is_a_query(void)
+{
+	struct trace_buffer *b = t_alloc(9 * PAGE_DATA, RB_FL_OVERWRITE);
+	unsigned long lost = 0;
+	size_t dirty;
+	u64 oldest, ts = 0;
+	int i, n, k = t_eq_per_sb();
+
+	T_ASSERT(b && k > 2);
+	n = 30 * k;
+	for (i = 0; i < 3 * k + 5; i++) {
+		t_clock_set(1000 + i);
+		T_EQ(t_write(b, 200, i), 0);
+	}
+	dirty = ring_buffer_nr_dirty_pages(b, 0);
+	oldest = ring_buffer_oldest_event_ts(b, 0);
+	T_EQ(oldest, 1000);
+	T_ASSERT(!ring_buffer_empty_cpu(b, 0));
+	T_ASSERT(!ring_buffer_empty(b));
+	T_EQ(ring_buffer_nr_dirty_pages(b, 0), dirty);
+	T_EQ(ring_buffer_oldest_event_ts(b, 0), oldest);
+	/* laps later, the oldest events are gone, also the queried ones */
+	for (; i < n; i++) {
+		t_clock_set(1000 + i);
+		T_EQ(t_write(b, 200, i), 0);
+	}
+	T_ASSERT(!ring_buffer_empty_cpu(b, 0));
+	T_ASSERT(ring_buffer_consume(b, 0, &ts, &lost));
+	/* at most the ring and a reader's page: nothing stale */
+	T_ASSERT(ts >= 1000 + n - 10 * k);
+	T_ASSERT(lost > 0);
+	ring_buffer_free(b);
+	for (i = 25; i <= 100; i += 25)
+		if (t_eq_watermark(i, k))
+			T_FAIL("woken late or early for full=%d", i);
+	return 0;
+}
+
 /* consume from NMI context and with irqs off under an arch spinlock */
 static int test_consume_contexts(void)
 {
@@ -3305,6 +3390,7 @@ const struct rb_case rb_unit_cases[] = {
 	{ "unit_header_text", test_headers_text },
 	{ "unit_clock_jumps", test_clock_jumps },
 	{ "unit_wait_wake_poll", test_wait_wake },
+	{ "unit_empty_is_a_query", test_empty_is_a_query },
 	{ "unit_consume_irqs_off_and_nmi", test_consume_contexts },
 	{ "unit_last_boot_delta_null", test_boot_delta_null },
 	{ "unit_nmi_dump_reader_locked", test_nmi_dump_reader_locked },
