@@ -3081,6 +3081,26 @@ static void rb_waiter_init(struct rb_waiter *wt, u8 *armed)
 	wt->full = 0;
 }
 
+/*
+ * Size of a ring for a CPU that comes up: the one every CPU the buffer
+ * has agrees on, else the smallest; a range's layout is fixed.  Mutex held.
+ */
+static unsigned long rb_nr_peers(struct trace_buffer *buffer)
+{
+	unsigned long nr = 0, n;
+	int cpu;
+
+	if (buffer->range_start)
+		return buffer->nr_default;
+	for_each_cpu(cpu, buffer->cpumask) {
+		n = per_cpu_ptr(buffer->slots, cpu)->cb->nr;
+		if (nr && n != nr)
+			return 2;
+		nr = n;
+	}
+	return nr ?: buffer->nr_default;
+}
+
 static int rb_cpu_add(struct trace_buffer *buffer, int cpu)
 {
 	struct rb_slot *slot = per_cpu_ptr(buffer->slots, cpu);
@@ -3088,7 +3108,7 @@ static int rb_cpu_add(struct trace_buffer *buffer, int cpu)
 
 	if (cpumask_test_cpu(cpu, buffer->cpumask))
 		return 0;
-	cb = rb_cpu_alloc(buffer, cpu, buffer->nr_default);
+	cb = rb_cpu_alloc(buffer, cpu, rb_nr_peers(buffer));
 	if (!cb)
 		return -ENOMEM;
 	WRITE_ONCE(slot->cb, cb);

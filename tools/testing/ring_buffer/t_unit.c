@@ -961,6 +961,50 @@ static int test_cpu_hotplug(void)
 }
 
 /*
+ * A CPU that comes up after each CPU was resized on its own gets the size
+ * they agree on; while they differ, the smallest ring (two sub-buffers).
+ */
+static int t_hotplug_peers(int k, int j)
+{
+	struct trace_buffer *b;
+	unsigned long s;
+	int cpu;
+
+	sim_cpu_down(k);
+	sim_cpu_down(j);
+	b = t_alloc(5 * PAGE_DATA, RB_FL_OVERWRITE);
+	T_ASSERT(b);
+	for_each_online_cpu(cpu)
+		T_EQ(ring_buffer_resize(b, 17 * PAGE_DATA, cpu), 0);
+	s = ring_buffer_size(b, 0);
+	T_EQ(s, 17 * PAGE_DATA);
+	T_EQ(sim_cpu_up(k), 0);
+	T_EQ(ring_buffer_size(b, k), s);
+	T_EQ(ring_buffer_resize(b, 9 * PAGE_DATA, 0), 0);
+	T_EQ(sim_cpu_up(j), 0);
+	T_EQ(ring_buffer_size(b, j), 2 * PAGE_DATA);
+	sim_bind(j);
+	T_EQ(t_write(b, 32, 1), 0);
+	sim_bind(0);
+	if (t_consume_check(b, j, 32, 1, (u64)-1, 0))
+		T_FAIL("event on the CPU that came up");
+	ring_buffer_free(b);
+	return 0;
+}
+
+static int test_cpu_hotplug_peers(void)
+{
+	int k = nr_cpu_ids - 1, j = nr_cpu_ids - 2, ret;
+
+	T_ASSERT(j > 0);
+	ret = t_hotplug_peers(k, j);
+	/* never leave a CPU offline for the cases that follow */
+	cpumask_set_cpu(k, &sim_online_mask);
+	cpumask_set_cpu(j, &sim_online_mask);
+	return ret;
+}
+
+/*
  * An iterator left open across a reset must not show events from before
  * it, and must go on to show the events written after it.
  */
@@ -3382,6 +3426,7 @@ const struct rb_case rb_unit_cases[] = {
 	{ "unit_reset", test_reset },
 	{ "unit_reset_under_iterator", test_reset_under_iterator },
 	{ "unit_cpu_hotplug_prepare", test_cpu_hotplug },
+	{ "unit_cpu_hotplug_peer_size", test_cpu_hotplug_peers },
 	{ "unit_swap_cpu", test_swap },
 	{ "unit_record_on_off", test_record_on_off },
 	{ "unit_subbuf_order", test_subbuf_order },
