@@ -293,6 +293,7 @@ struct trace_buffer {
 	struct rb_slot __percpu	*slots;
 	cpumask_var_t		cpumask;
 	struct mutex		mutex;		/* resize, reset, order, hotplug */
+	atomic_t		swap_off;	/* a resize or order change runs */
 	struct lock_class_key	*key;
 	struct hlist_node	node;
 	struct rb_waiter	waiter;
@@ -3263,6 +3264,18 @@ static void rb_release_writers(struct rb_cpu *cb)
 	atomic_sub(RB_HELD, &cb->record_disabled);
 }
 
+/*
+ * Keep ring_buffer_swap_cpu() from moving rings into or out of @buffer
+ * while a resize or order change looks for iterators and changes the
+ * rings it found.  Mutex held.
+ */
+static void rb_swaps_off(struct trace_buffer *buffer)
+{
+	atomic_inc(&buffer->swap_off);
+	/* Pairs with the preempt-off section of ring_buffer_swap_cpu(). */
+	synchronize_rcu();
+}
+
 /* Is a ring concerned open to an iterator or mapped?  Mutex held. */
 static bool rb_any_iter(struct trace_buffer *buffer, int cpu_id)
 {
@@ -3421,6 +3434,7 @@ int ring_buffer_resize(struct trace_buffer *buffer, unsigned long size,
 	cpus_read_lock();
 	mutex_lock(&buffer->mutex);
 	nr = rb_nr_for(size, (PAGE_SIZE << buffer->order) - RB_HDR_BYTES);
+	rb_swaps_off(buffer);
 	if (rb_any_iter(buffer, cpu_id)) {
 		ret = -EBUSY;
 		goto out;
@@ -3450,6 +3464,7 @@ int ring_buffer_resize(struct trace_buffer *buffer, unsigned long size,
 	if (!ret && cpu_id == RING_BUFFER_ALL_CPUS)
 		buffer->nr_default = nr;
 out:
+	atomic_dec(&buffer->swap_off);
 	mutex_unlock(&buffer->mutex);
 	cpus_read_unlock();
 	return ret;
@@ -3569,18 +3584,21 @@ EXPORT_SYMBOL_GPL(ring_buffer_reset);
  * @cpu: the CPU
  *
  * Used for the max-latency snapshot.  A writer that is in the middle of an
- * event finishes it in the ring it started in.
+ * event finishes it in the ring it started in; an open iterator goes on
+ * with the ring it opened, wherever that ring now is.
  *
  * Context: Any context but NMI; does not sleep.
  * Return: 0, -EINVAL when the CPU is missing or the rings differ in size,
- * -EAGAIN when recording is disabled on either side, -EBUSY while an
- * iterator is open or a ring is mapped.
+ * -EAGAIN when recording is disabled on either side, -EBUSY during a
+ * resize or sub-buffer size change of either buffer or when a ring is
+ * mapped.
  */
 int ring_buffer_swap_cpu(struct trace_buffer *buffer_a,
 			 struct trace_buffer *buffer_b, int cpu)
 {
 	struct rb_cpu *ca = rb_cpu_get(buffer_a, cpu);
 	struct rb_cpu *cb = rb_cpu_get(buffer_b, cpu);
+	int ret = -EBUSY;
 
 	if (!ca || !cb)
 		return -EINVAL;
@@ -3595,13 +3613,18 @@ int ring_buffer_swap_cpu(struct trace_buffer *buffer_a,
 	    atomic_read(&ca->record_disabled) ||
 	    atomic_read(&cb->record_disabled))
 		return -EAGAIN;
-	if (atomic_read(&ca->iters) || atomic_read(&cb->iters))
-		return -EBUSY;
-	/* Release: pairs with rb_enter()'s READ_ONCE(slot->cb) (dependency). */
-	smp_store_release(&per_cpu_ptr(buffer_a->slots, cpu)->cb, cb);
-	/* The same for buffer_b's slot: a ring is seen initialised. */
-	smp_store_release(&per_cpu_ptr(buffer_b->slots, cpu)->cb, ca);
-	return 0;
+	/* Pairs with the synchronize_rcu() in rb_swaps_off(). */
+	preempt_disable();
+	if (!atomic_read(&buffer_a->swap_off) &&
+	    !atomic_read(&buffer_b->swap_off)) {
+		/* Pairs with rb_enter()'s READ_ONCE(slot->cb) (dependency). */
+		smp_store_release(&per_cpu_ptr(buffer_a->slots, cpu)->cb, cb);
+		/* The same for buffer_b's slot: a ring is seen initialised. */
+		smp_store_release(&per_cpu_ptr(buffer_b->slots, cpu)->cb, ca);
+		ret = 0;
+	}
+	preempt_enable();
+	return ret;
 }
 EXPORT_SYMBOL_GPL(ring_buffer_swap_cpu);
 #endif
@@ -3718,6 +3741,7 @@ int ring_buffer_subbuf_order_set(struct trace_buffer *buffer, int order)
 		return 0;
 	cpus_read_lock();
 	mutex_lock(&buffer->mutex);
+	rb_swaps_off(buffer);
 	if (rb_any_iter(buffer, RING_BUFFER_ALL_CPUS)) {
 		ret = -EBUSY;
 		goto out;
@@ -3750,6 +3774,7 @@ int ring_buffer_subbuf_order_set(struct trace_buffer *buffer, int order)
 	WRITE_ONCE(buffer->order, order);
 	rb_update_max_len(buffer);
 out:
+	atomic_dec(&buffer->swap_off);
 	mutex_unlock(&buffer->mutex);
 	cpus_read_unlock();
 	return ret;

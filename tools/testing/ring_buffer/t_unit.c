@@ -760,11 +760,18 @@ static int test_counters(void)
 }
 
 static struct trace_buffer *t_held_b;
-static int t_held_ret;
+static int t_held_ret, t_held_skip;
 
-/* After the grace period of a control call that holds writers off. */
+/*
+ * After the grace period of a control call that holds writers off; the
+ * first t_held_skip grace periods are for something else.
+ */
 static void t_held_write(void)
 {
+	if (t_held_skip-- > 0) {
+		sim_after_gp_fn = t_held_write;
+		return;
+	}
 	t_held_ret = t_write(t_held_b, 8, 1);
 }
 
@@ -809,6 +816,8 @@ static int test_resize(void)
 	/* a write the resize holds off is refused and counted as dropped */
 	t_held_b = b;
 	t_held_ret = 1;
+	/* the resize's first grace period keeps swaps out */
+	t_held_skip = 1;
 	sim_after_gp_fn = t_held_write;
 	T_EQ(ring_buffer_resize(b, ring_buffer_size(b, 0) + 8 * PAGE_SIZE, 0), 0);
 	T_ASSERT(!sim_after_gp_fn);
@@ -1062,6 +1071,69 @@ static int test_swap(void)
 	ring_buffer_free(a);
 	ring_buffer_free(b);
 	ring_buffer_free(c);
+	return 0;
+}
+
+/*
+ * A swap while an iterator is open (the irqsoff tracer's per-CPU max
+ * snapshot with "trace" open) goes ahead; the iterator keeps walking the
+ * ring it opened, now the other buffer's, whose writes it shows.  That
+ * ring stays fixed in size while the iterator is open.
+ */
+static int test_swap_under_iterator(void)
+{
+	struct trace_buffer *a = t_alloc(8 * PAGE_SIZE, RB_FL_OVERWRITE);
+	struct trace_buffer *b = t_alloc(8 * PAGE_SIZE, RB_FL_OVERWRITE);
+	struct ring_buffer_iter *it;
+	struct ring_buffer_event *e;
+	int i, seen = 5;
+
+	T_ASSERT(a && b);
+	for (i = 0; i < 30; i++)
+		T_EQ(t_write(a, 16, i), 0);
+	it = ring_buffer_read_start(a, 0, GFP_KERNEL);
+	T_ASSERT(it);
+	for (i = 0; i < 5; i++) {
+		T_ASSERT((e = ring_buffer_iter_peek(it, NULL)));
+		T_ASSERT(t_check(ring_buffer_event_data(e), 16, i));
+		ring_buffer_iter_advance(it);
+	}
+	T_EQ(ring_buffer_swap_cpu(b, a, 0), 0);
+	T_EQ(ring_buffer_entries_cpu(b, 0), 30);
+	for (i = 0; i < 10; i++) {
+		T_EQ(t_write(b, 16, 100 + i), 0);
+		T_EQ(t_write(a, 16, 200 + i), 0);
+	}
+	T_EQ(ring_buffer_resize(b, 16 * PAGE_SIZE, 0), -EBUSY);
+	T_EQ(ring_buffer_resize(a, 16 * PAGE_SIZE, 0), 0);
+	while ((e = ring_buffer_iter_peek(it, NULL))) {
+		u32 want = seen < 30 ? seen : 100 + seen - 30;
+
+		if (seen >= 40 || !t_check(ring_buffer_event_data(e), 16, want))
+			T_FAIL("event %d under the iterator", seen);
+		seen++;
+		ring_buffer_iter_advance(it);
+	}
+	T_EQ(seen, 40);
+	T_ASSERT(!ring_buffer_iter_dropped(it));
+	/* swapped back, the ring is a's again: still the iterator's */
+	T_EQ(ring_buffer_swap_cpu(a, b, 0), -EINVAL);
+	T_EQ(ring_buffer_resize(a, 8 * PAGE_SIZE, 0), 0);
+	T_EQ(ring_buffer_swap_cpu(a, b, 0), 0);
+	T_EQ(t_write(a, 16, 300), 0);
+	T_ASSERT((e = ring_buffer_iter_peek(it, NULL)));
+	T_ASSERT(t_check(ring_buffer_event_data(e), 16, 300));
+	ring_buffer_read_finish(it);
+	T_EQ(ring_buffer_resize(a, 16 * PAGE_SIZE, 0), 0);
+	ring_buffer_free(b);
+	for (i = 0; i < 41; i++) {
+		u32 want = i < 30 ? i : i < 40 ? 100 + i - 30 : 300;
+
+		if (t_consume_check(a, 0, 16, want, (u64)-1, 0))
+			T_FAIL("event %d after the swap back", i);
+	}
+	T_ASSERT(ring_buffer_empty_cpu(a, 0));
+	ring_buffer_free(a);
 	return 0;
 }
 
@@ -3428,6 +3500,7 @@ const struct rb_case rb_unit_cases[] = {
 	{ "unit_cpu_hotplug_prepare", test_cpu_hotplug },
 	{ "unit_cpu_hotplug_peer_size", test_cpu_hotplug_peers },
 	{ "unit_swap_cpu", test_swap },
+	{ "unit_swap_cpu_under_iterator", test_swap_under_iterator },
 	{ "unit_record_on_off", test_record_on_off },
 	{ "unit_subbuf_order", test_subbuf_order },
 	{ "unit_order_change_fails_midway", test_order_change_fails_midway },
