@@ -2383,6 +2383,8 @@ void ring_buffer_iter_advance(struct ring_buffer_iter *iter)
 		return;
 	rb_cur_pass(&iter->cur, iter->ev_ts);
 	iter->ev = NULL;
+	/* A drop goes with the event after it, now passed. */
+	iter->dropped = false;
 }
 EXPORT_SYMBOL_GPL(ring_buffer_iter_advance);
 
@@ -2399,6 +2401,7 @@ void ring_buffer_iter_reset(struct ring_buffer_iter *iter)
 	if (!iter)
 		return;
 	raw_spin_lock_irqsave(&iter->cb->reader_lock, flags);
+	iter->dropped = false;
 	rb_iter_from_reader(iter);
 	raw_spin_unlock_irqrestore(&iter->cb->reader_lock, flags);
 }
@@ -2418,18 +2421,20 @@ int ring_buffer_iter_empty(struct ring_buffer_iter *iter)
 EXPORT_SYMBOL_GPL(ring_buffer_iter_empty);
 
 /**
- * ring_buffer_iter_dropped - did the writer overrun the iterator?
+ * ring_buffer_iter_dropped - were events lost before the iterator's event?
  * @iter: the iterator
  *
+ * Asking does not clear the report: trace.c asks every CPU's iterator
+ * before it prints the earliest event.  ring_buffer_iter_advance() past
+ * the event clears it.
+ *
  * Context: Any context but NMI.
- * Return: true once after events were lost under the iterator.
+ * Return: true while the iterator stands on the first event after lost
+ * ones (or at the end, after them).
  */
 bool ring_buffer_iter_dropped(struct ring_buffer_iter *iter)
 {
-	bool dropped = iter->dropped;
-
-	iter->dropped = false;
-	return dropped;
+	return iter->dropped;
 }
 EXPORT_SYMBOL_GPL(ring_buffer_iter_dropped);
 

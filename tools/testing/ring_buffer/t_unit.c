@@ -3320,6 +3320,72 @@ static int test_iter_dropped_by_push(void)
 }
 
 /*
+ * The "trace" file merges the CPUs' iterators as trace.c does: it peeks
+ * each and asks ring_buffer_iter_dropped() of each, then prints and
+ * advances the earliest.  CPU 0's iterator was lapped, its next event is
+ * later than CPU 1's 50: the drop, asked about on each of those rounds,
+ * must still be reported once, with CPU 0's first event.
+ */
+static int test_iter_dropped_interleaved(void)
+{
+	struct trace_buffer *b;
+	struct ring_buffer_iter *it[2];
+	struct ring_buffer_event *e;
+	int i, cpu, best, shown = 0, reports = 0, first0 = -1;
+	bool lost[2];
+	u64 ts, best_ts;
+
+#ifdef RB_STOCK
+	T_SKIP("6.12 clears the report when asked: the losing peek takes it");
+#endif
+	b = t_alloc(4 * PAGE_SIZE, RB_FL_OVERWRITE);
+	T_ASSERT(b);
+	for (i = 0; i < 10; i++) {
+		t_clock_set(1000 + i);
+		T_EQ(t_write(b, 60, i), 0);
+	}
+	sim_bind(1);
+	for (i = 0; i < 50; i++) {
+		t_clock_set(2000 + i);
+		T_EQ(t_write(b, 60, 1000 + i), 0);
+	}
+	sim_bind(0);
+	for (cpu = 0; cpu < 2; cpu++)
+		T_ASSERT((it[cpu] = ring_buffer_read_start(b, cpu, GFP_KERNEL)));
+	for (i = 10; i < 410; i++) {
+		t_clock_set(3000 + i);
+		T_EQ(t_write(b, 60, i), 0);
+	}
+	for (;;) {
+		best = -1;
+		best_ts = 0;
+		for (cpu = 0; cpu < 2; cpu++) {
+			e = ring_buffer_iter_peek(it[cpu], &ts);
+			lost[cpu] = ring_buffer_iter_dropped(it[cpu]);
+			if (e && (best < 0 || ts < best_ts)) {
+				best = cpu;
+				best_ts = ts;
+			}
+		}
+		if (best < 0)
+			break;
+		if (!best && first0 < 0)
+			first0 = shown;
+		if (lost[best] && (best || first0 != shown))
+			T_FAIL("entry %d (CPU %d) reported a drop", shown, best);
+		reports += lost[best];
+		ring_buffer_iter_advance(it[best]);
+		shown++;
+	}
+	T_EQ(first0, 50);
+	T_EQ(reports, 1);
+	for (cpu = 0; cpu < 2; cpu++)
+		ring_buffer_read_finish(it[cpu]);
+	ring_buffer_free(b);
+	return 0;
+}
+
+/*
  * A writer on CPU 0 laps the ring while an iterator on CPU 1 is halfway
  * through its copy of one of CPU 0's sub-buffers (t_copy_hook splits the
  * copy, as a remote CPU's stores can land inside a memcpy): the copy's
@@ -3519,6 +3585,7 @@ const struct rb_case rb_unit_cases[] = {
 	{ "unit_dropped_vs_reset", test_dropped_vs_reset },
 	{ "unit_iter_overrun_behind", test_iter_overrun_behind },
 	{ "unit_iter_dropped_by_push", test_iter_dropped_by_push },
+	{ "unit_iter_dropped_interleaved", test_iter_dropped_interleaved },
 	{ "unit_iter_copy_torn", test_iter_copy_torn },
 	{ "unit_take_during_push", test_take_during_push },
 };
