@@ -225,6 +225,7 @@ struct rb_cpu {
 	unsigned long		lost_seen;	/* overrun already reported */
 	unsigned long		lost_mark;	/* overrun when rd.seq began */
 	bool			rd_gap;		/* and a salvage loss, see gap */
+	u64			rd_skip;	/* rd.seq after the last pushes */
 	unsigned long		dump_seen;	/* overrun the dump reported */
 	unsigned long		dump_mark;	/* overrun when dump.seq began */
 	struct rb_cursor	dump;		/* see rb_dump_look() */
@@ -1504,6 +1505,8 @@ static __always_inline void rb_rd_sync(struct rb_cpu *cb)
 	if (head == cb->rd.seq || local_read(&cb->pushing))
 		return;
 	smp_rmb();	/* pairs with the smp_wmb() in rb_push() */
+	/* rd.seq .. head - 1 were pushed out: see rb_iter_passed(). */
+	cb->rd_skip = head;
 	rb_rd_move(cb, head);
 }
 
@@ -2203,9 +2206,11 @@ static void rb_iter_own_fill(struct ring_buffer_iter *iter)
 
 /*
  * Head has passed the iterator's sub-buffer: the writer pushed it out (a
- * loss, which cb->pushed shows), or the consuming reader took it (none).
- * Go on from the reader if it is at or past the iterator, else at head;
- * not while a push is being counted.  Reader lock held.
+ * loss), or the consuming reader took it (none).  If the reader is at or
+ * past the iterator, go on from the reader: lost only if the reader went
+ * on past pushed sub-buffers after the iterator's (cb->rd_skip); else
+ * every sub-buffer up to head was pushed (cb->pushed shows it): go on at
+ * head.  Not while a push is being counted.  Reader lock held.
  */
 static void rb_iter_passed(struct ring_buffer_iter *iter)
 {
@@ -2214,13 +2219,15 @@ static void rb_iter_passed(struct ring_buffer_iter *iter)
 	if (local_read(&cb->pushing))
 		return;
 	smp_rmb();	/* pairs with the smp_wmb() in rb_push() */
-	if (rb_seq_before(iter->cur.seq, local64_read(&cb->pushed)))
-		iter->dropped = true;
 	rb_rd_sync(cb);
 	if (!rb_seq_before(cb->rd.seq, iter->cur.seq)) {
+		if (rb_seq_before(iter->cur.seq, cb->rd_skip))
+			iter->dropped = true;
 		rb_iter_from_reader(iter);
 		return;
 	}
+	if (rb_seq_before(iter->cur.seq, local64_read(&cb->pushed)))
+		iter->dropped = true;
 	rb_cur_start(&iter->cur, atomic64_read(&cb->head));
 }
 
@@ -2553,6 +2560,7 @@ static void rb_cpu_restart(struct rb_cpu *cb, u64 pos, u64 head)
 	local_set(&cb->overrun, 0);
 	local_set(&cb->pushing, 0);
 	local64_set(&cb->pushed, head);
+	cb->rd_skip = head;
 	local_set(&cb->commit_overrun, 0);
 	atomic64_set(&cb->head, head);
 	WRITE_ONCE(cb->resets, cb->resets + 1);

@@ -3386,6 +3386,85 @@ static int test_iter_dropped_interleaved(void)
 }
 
 /*
+ * The consuming reader takes the iterator's sub-buffers, then the writer
+ * pushes out those after the reader's: the iterator goes on from the
+ * reader with no loss reported (the reader read what it skipped), and
+ * reports the loss once, with the first event after the pushed ones.
+ * With @skip, the reader too has skipped pushed sub-buffers past the
+ * iterator's before it took more: that loss is reported where the
+ * iterator meets the reader.
+ */
+static u32 t_id_of(struct ring_buffer_event *e)
+{
+	u32 id;
+
+	memcpy(&id, ring_buffer_event_data(e), sizeof(id));
+	return id;
+}
+
+static int t_iter_lost_once(int skip)
+{
+	struct trace_buffer *b = t_alloc(4 * PAGE_SIZE, RB_FL_OVERWRITE);
+	struct ring_buffer_event *e;
+	struct ring_buffer_iter *it;
+	u32 i, id, w, last = 0, gone, lo = 0, hi = 0;
+	int reports = 0;
+
+	T_ASSERT(b);
+	for (w = 0; w < 400; w++)
+		T_EQ(t_lo_write(b, w), 0);
+	it = ring_buffer_read_start(b, 0, GFP_KERNEL);
+	T_ASSERT(it && (e = ring_buffer_iter_peek(it, NULL)));
+	T_EQ(t_id_of(e), 0);
+	ring_buffer_iter_advance(it);
+	/* the reader reads events lo..hi-1, the iterator need not show them */
+	if (skip) {
+		for (; w < 1300; w++)
+			T_EQ(t_lo_write(b, w), 0);
+		T_ASSERT((e = ring_buffer_consume(b, 0, NULL, NULL)));
+		lo = t_id_of(e);
+		T_ASSERT(lo > 400);
+		hi = lo + 1;
+	}
+	for (i = 0; i < 320; i++, hi++) {
+		T_ASSERT((e = ring_buffer_consume(b, 0, NULL, NULL)));
+		T_EQ(t_id_of(e), hi);
+	}
+	for (; w < 2000; w++)
+		T_EQ(t_lo_write(b, w), 0);
+	while ((e = ring_buffer_iter_peek(it, NULL))) {
+		bool dropped = ring_buffer_iter_dropped(it);
+
+		id = t_id_of(e);
+		if (id <= last)
+			T_FAIL("event %u after %u", id, last);
+		/* ids skipped that the reader did not read: overwritten */
+		gone = id - last - 1;
+		if (min(id, hi) > max(last + 1, lo))
+			gone -= min(id, hi) - max(last + 1, lo);
+		if (dropped != !!gone)
+			T_FAIL("event %u after %u: %u lost, drop %sreported",
+			       id, last, gone, dropped ? "" : "not ");
+		reports += dropped;
+		last = id;
+		ring_buffer_iter_advance(it);
+	}
+	T_EQ(last, w - 1);
+	T_EQ(reports, 1 + skip);
+	ring_buffer_read_finish(it);
+	ring_buffer_free(b);
+	return 0;
+}
+
+static int test_iter_lost_once(void)
+{
+#ifdef RB_STOCK
+	T_SKIP("6.12's iterator goes on from a lapped reader's page and reports no drop at the gap after it");
+#endif
+	return t_iter_lost_once(0) || t_iter_lost_once(1);
+}
+
+/*
  * A writer on CPU 0 laps the ring while an iterator on CPU 1 is halfway
  * through its copy of one of CPU 0's sub-buffers (t_copy_hook splits the
  * copy, as a remote CPU's stores can land inside a memcpy): the copy's
@@ -3586,6 +3665,7 @@ const struct rb_case rb_unit_cases[] = {
 	{ "unit_iter_overrun_behind", test_iter_overrun_behind },
 	{ "unit_iter_dropped_by_push", test_iter_dropped_by_push },
 	{ "unit_iter_dropped_interleaved", test_iter_dropped_interleaved },
+	{ "unit_iter_lost_once", test_iter_lost_once },
 	{ "unit_iter_copy_torn", test_iter_copy_torn },
 	{ "unit_take_during_push", test_take_during_push },
 };
