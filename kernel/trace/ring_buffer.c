@@ -4678,12 +4678,13 @@ struct rb_map_sync {
 };
 
 /*
- * On the ring's CPU with interrupts off, after every writer sees
- * cb->mapped: from now on each publication stores the live page's commit
- * word.  With no writer inside, take the guard (writers of NMIs nest in
- * it), number the pages, and publish as an outermost writer would, so
- * that the live page shows what is already there.  With a writer inside,
- * which may have looked at ptail already, the caller tries again.
+ * On the ring's CPU with interrupts off (off it only with the ring's
+ * writers held off), after every writer sees cb->mapped: from now on
+ * each publication stores the live page's commit word.  With no writer
+ * inside, take the guard (writers of NMIs nest in it), number the pages,
+ * and publish as an outermost writer would, so that the live page shows
+ * what is already there.  With a writer inside, which may have looked at
+ * ptail already, the caller tries again.
  */
 static void rb_map_publish(void *arg)
 {
@@ -4727,10 +4728,15 @@ static int rb_map_first(struct rb_cpu *cb)
 	 */
 	for (tries = 0; !ms.done && tries < RB_READ_TRIES; tries++) {
 		if (smp_call_function_single(cb->cpu, rb_map_publish, &ms, 1)) {
-			/* The CPU is offline: none of its writers can run. */
+			/*
+			 * The CPU is offline, but may come up meanwhile: keep
+			 * its writers out while we publish for them here.
+			 */
+			rb_hold_writers(cb);
 			local_irq_disable();
 			rb_map_publish(&ms);
 			local_irq_enable();
+			rb_release_writers(cb);
 		}
 		cond_resched();
 	}
