@@ -1571,10 +1571,14 @@ static bool rb_take(struct rb_cpu *cb)
 	/*
 	 * Pairs with the cmpxchg in rb_push(): if the writer retired @seq
 	 * first, its events were counted as overrun and @page, out of the
-	 * ring for good, is just our spare.
+	 * ring for good, is just our spare; a mapping shows it as the
+	 * reader's page, so it must be empty there.
 	 */
-	if (!atomic64_try_cmpxchg(&cb->head, &head, seq + 1))
+	if (!atomic64_try_cmpxchg(&cb->head, &head, seq + 1)) {
+		if (cb->mapped)
+			local_set(&page->commit, 0);
 		return false;
+	}
 	cb->rd.own = true;
 	cb->rd_sb = sb;
 	cb->rd_base = base;

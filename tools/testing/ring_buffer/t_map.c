@@ -1080,6 +1080,93 @@ static int test_map_offline_cpu_comes_up(void)
 }
 
 /*
+ * GET_READER while the writer pushes out the oldest sub-buffer: the
+ * writer has moved head past it and not yet counted it as overrun
+ * (paused in that count).  GET_READER may take the slot's page but not
+ * the sub-buffer; the events in that page are overrun, and must not be
+ * handed to user space as well.  Every event is then either handed over
+ * once, in order, or counted as overrun.
+ */
+static struct {
+	struct trace_buffer *b;
+	struct sim_thread th;
+	sem_t paused, go;
+	u32 seq;
+} mq;
+
+static void mq_split(void)
+{
+	sim_local_split_at = NULL;
+	sem_post(&mq.paused);
+	sem_wait(&mq.go);
+}
+
+static void *mq_writer(void *arg)
+{
+	(void)arg;
+	sim_local_split_at = t_overrun_counter(mq.b, 0);
+	sim_local_split_fn = mq_split;
+	while (sim_local_split_at)
+		mt_write(mq.b, 0, 40, mq.seq++);
+	return NULL;
+}
+
+/* What GET_READER handed over: in order, none twice. */
+static int mq_take(struct mt_reader *r, u32 *next, u32 *got)
+{
+	for (int i = r->first; i < r->n && r->ev[i].off < r->pos; i++) {
+		u32 seq;
+
+		if (!mt_event_ok(&r->ev[i], 40, &seq))
+			T_FAIL("event %d of id %u does not decode", i, r->id);
+		if (seq < *next)
+			T_FAIL("event %u handed over after %u", seq, *next - 1);
+		*next = seq + 1;
+		(*got)++;
+	}
+	return 0;
+}
+
+static int test_map_get_reader_during_push(void)
+{
+	static struct mt_reader r;
+	u32 next = 0, got = 0;
+	struct t_map m;
+
+#ifdef RB_STOCK
+	T_SKIP("stock 6.12 swaps the reader page under a lock the writer does not take");
+#endif
+	mq.b = mt_alloc(4 * PAGE_SIZE, RB_FL_OVERWRITE);
+	T_ASSERT(mq.b);
+	T_EQ(t_map(&m, mq.b, 0), 0);
+	mt_reader_init(&r, &m);
+	sem_init(&mq.paused, 0, 0);
+	sem_init(&mq.go, 0, 0);
+	mq.seq = 0;
+	sim_thread_start(&mq.th, 0, mq_writer, NULL);
+	sem_wait(&mq.paused);
+	sim_bind(1);
+	r.racing = 1;
+	if (mt_get_reader(&r) || mq_take(&r, &next, &got))
+		return 1;
+	sem_post(&mq.go);
+	sim_thread_join(&mq.th);
+	r.racing = 0;
+	for (int i = 0; i < 64; i++) {
+		if (mt_get_reader(&r) || mq_take(&r, &next, &got))
+			return 1;
+		if (!r.moved)
+			break;
+	}
+	sim_bind(0);
+	T_EQ(next, mq.seq);
+	T_EQ(got + ring_buffer_overrun_cpu(mq.b, 0), mq.seq);
+	T_EQ(t_unmap(&m), 0);
+	ring_buffer_free(mq.b);
+	return 0;
+}
+
+/*
  * GET_READER with an irq writer after each of its instructions: two kinds
  * of irq, two 40-byte events, or two of 1,500 bytes (the second crosses
  * into the next sub-buffer, or into the one after the reader's).  The
@@ -1206,6 +1293,7 @@ const struct rb_case rb_map_cases[] = {
 	{ "map_keeps_recording", test_map_keeps_recording },
 	{ "map_ipi_in_write", test_map_ipi_in_write },
 	{ "map_offline_cpu_comes_up", test_map_offline_cpu_comes_up },
+	{ "map_get_reader_during_push", test_map_get_reader_during_push },
 	{ "map_irq_in_get_reader", test_map_irq_in_get_reader },
 };
 const int rb_nr_map_cases = ARRAY_SIZE(rb_map_cases);
