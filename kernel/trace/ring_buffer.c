@@ -1196,6 +1196,8 @@ static __always_inline void rb_rd_sync(struct rb_cpu *cb)
 	if (head == cb->rd.seq || local_read(&cb->pushing))
 		return;
 	smp_rmb();	/* pairs with the smp_wmb() in rb_push() */
+	/* rd.seq .. head - 1 were pushed out: see rb_iter_passed(). */
+	cb->rd_skip = head;
 	rb_rd_move(cb, head);
 }
 
@@ -1260,10 +1262,14 @@ static bool rb_take(struct rb_cpu *cb)
 	/*
 	 * Pairs with the cmpxchg in rb_push(): if the writer retired @seq
 	 * first, its events were counted as overrun and @page, out of the
-	 * ring for good, is just our spare.
+	 * ring for good, is just our spare; a mapping shows it as the
+	 * reader's page, so it must be empty there.
 	 */
-	if (!atomic64_try_cmpxchg(&cb->head, &head, seq + 1))
+	if (!atomic64_try_cmpxchg(&cb->head, &head, seq + 1)) {
+		if (cb->mapped)
+			local_set(&page->commit, 0);
 		return false;
+	}
 	cb->rd.own = true;
 	cb->rd_sb = sb;
 	cb->rd_base = base;
@@ -1895,9 +1901,11 @@ static void rb_iter_own_fill(struct ring_buffer_iter *iter)
 
 /*
  * Head has passed the iterator's sub-buffer: the writer pushed it out (a
- * loss, which cb->pushed shows), or the consuming reader took it (none).
- * Go on from the reader if it is at or past the iterator, else at head;
- * not while a push is being counted.  Reader lock held.
+ * loss), or the consuming reader took it (none).  If the reader is at or
+ * past the iterator, go on from the reader: lost only if the reader went
+ * on past pushed sub-buffers after the iterator's (cb->rd_skip); else
+ * every sub-buffer up to head was pushed (cb->pushed shows it): go on at
+ * head.  Not while a push is being counted.  Reader lock held.
  */
 static void rb_iter_passed(struct ring_buffer_iter *iter)
 {
@@ -1906,13 +1914,15 @@ static void rb_iter_passed(struct ring_buffer_iter *iter)
 	if (local_read(&cb->pushing))
 		return;
 	smp_rmb();	/* pairs with the smp_wmb() in rb_push() */
-	if (rb_seq_before(iter->cur.seq, local64_read(&cb->pushed)))
-		iter->dropped = true;
 	rb_rd_sync(cb);
 	if (!rb_seq_before(cb->rd.seq, iter->cur.seq)) {
+		if (rb_seq_before(iter->cur.seq, cb->rd_skip))
+			iter->dropped = true;
 		rb_iter_from_reader(iter);
 		return;
 	}
+	if (rb_seq_before(iter->cur.seq, local64_read(&cb->pushed)))
+		iter->dropped = true;
 	rb_cur_start(&iter->cur, atomic64_read(&cb->head));
 }
 
@@ -2075,6 +2085,8 @@ void ring_buffer_iter_advance(struct ring_buffer_iter *iter)
 		return;
 	rb_cur_pass(&iter->cur, iter->ev_ts);
 	iter->ev = NULL;
+	/* A drop goes with the event after it, now passed. */
+	iter->dropped = false;
 }
 EXPORT_SYMBOL_GPL(ring_buffer_iter_advance);
 
@@ -2091,6 +2103,7 @@ void ring_buffer_iter_reset(struct ring_buffer_iter *iter)
 	if (!iter)
 		return;
 	raw_spin_lock_irqsave(&iter->cb->reader_lock, flags);
+	iter->dropped = false;
 	rb_iter_from_reader(iter);
 	raw_spin_unlock_irqrestore(&iter->cb->reader_lock, flags);
 }
@@ -2110,18 +2123,20 @@ int ring_buffer_iter_empty(struct ring_buffer_iter *iter)
 EXPORT_SYMBOL_GPL(ring_buffer_iter_empty);
 
 /**
- * ring_buffer_iter_dropped - did the writer overrun the iterator?
+ * ring_buffer_iter_dropped - were events lost before the iterator's event?
  * @iter: the iterator
  *
+ * Asking does not clear the report: trace.c asks every CPU's iterator
+ * before it prints the earliest event.  ring_buffer_iter_advance() past
+ * the event clears it.
+ *
  * Context: Any context but NMI.
- * Return: true once after events were lost under the iterator.
+ * Return: true while the iterator stands on the first event after lost
+ * ones (or at the end, after them).
  */
 bool ring_buffer_iter_dropped(struct ring_buffer_iter *iter)
 {
-	bool dropped = iter->dropped;
-
-	iter->dropped = false;
-	return dropped;
+	return iter->dropped;
 }
 EXPORT_SYMBOL_GPL(ring_buffer_iter_dropped);
 
@@ -2240,6 +2255,7 @@ void rb_cpu_restart(struct rb_cpu *cb, u64 pos, u64 head)
 	local_set(&cb->overrun, 0);
 	local_set(&cb->pushing, 0);
 	local64_set(&cb->pushed, head);
+	cb->rd_skip = head;
 	local_set(&cb->commit_overrun, 0);
 	atomic64_set(&cb->head, head);
 	WRITE_ONCE(cb->resets, cb->resets + 1);
@@ -2348,6 +2364,26 @@ static void rb_waiter_init(struct rb_waiter *wt, u8 *armed)
 	wt->full = 0;
 }
 
+/*
+ * Size of a ring for a CPU that comes up: the one every CPU the buffer
+ * has agrees on, else the smallest; a range's layout is fixed.  Mutex held.
+ */
+static unsigned long rb_nr_peers(struct trace_buffer *buffer)
+{
+	unsigned long nr = 0, n;
+	int cpu;
+
+	if (buffer->range_start)
+		return buffer->nr_default;
+	for_each_cpu(cpu, buffer->cpumask) {
+		n = per_cpu_ptr(buffer->slots, cpu)->cb->nr;
+		if (nr && n != nr)
+			return 2;
+		nr = n;
+	}
+	return nr ?: buffer->nr_default;
+}
+
 static int rb_cpu_add(struct trace_buffer *buffer, int cpu)
 {
 	struct rb_slot *slot = per_cpu_ptr(buffer->slots, cpu);
@@ -2355,7 +2391,7 @@ static int rb_cpu_add(struct trace_buffer *buffer, int cpu)
 
 	if (cpumask_test_cpu(cpu, buffer->cpumask))
 		return 0;
-	cb = rb_cpu_alloc(buffer, cpu, buffer->nr_default);
+	cb = rb_cpu_alloc(buffer, cpu, rb_nr_peers(buffer));
 	if (!cb)
 		return -ENOMEM;
 	WRITE_ONCE(slot->cb, cb);
@@ -2502,6 +2538,18 @@ static void rb_release_writers(struct rb_cpu *cb)
 {
 	smp_mb__before_atomic();	/* pairs with rb_enter() */
 	atomic_sub(RB_HELD, &cb->record_disabled);
+}
+
+/*
+ * Keep ring_buffer_swap_cpu() from moving rings into or out of @buffer
+ * while a resize or order change looks for iterators and changes the
+ * rings it found.  Mutex held.
+ */
+static void rb_swaps_off(struct trace_buffer *buffer)
+{
+	atomic_inc(&buffer->swap_off);
+	/* Pairs with the preempt-off section of ring_buffer_swap_cpu(). */
+	synchronize_rcu();
 }
 
 /* Is a ring concerned open to an iterator or mapped?  Mutex held. */
@@ -2662,6 +2710,7 @@ int ring_buffer_resize(struct trace_buffer *buffer, unsigned long size,
 	cpus_read_lock();
 	mutex_lock(&buffer->mutex);
 	nr = rb_nr_for(size, (PAGE_SIZE << buffer->order) - RB_HDR_BYTES);
+	rb_swaps_off(buffer);
 	if (rb_any_iter(buffer, cpu_id)) {
 		ret = -EBUSY;
 		goto out;
@@ -2691,6 +2740,7 @@ int ring_buffer_resize(struct trace_buffer *buffer, unsigned long size,
 	if (!ret && cpu_id == RING_BUFFER_ALL_CPUS)
 		buffer->nr_default = nr;
 out:
+	atomic_dec(&buffer->swap_off);
 	mutex_unlock(&buffer->mutex);
 	cpus_read_unlock();
 	return ret;
@@ -2802,18 +2852,21 @@ EXPORT_SYMBOL_GPL(ring_buffer_reset);
  * @cpu: the CPU
  *
  * Used for the max-latency snapshot.  A writer that is in the middle of an
- * event finishes it in the ring it started in.
+ * event finishes it in the ring it started in; an open iterator goes on
+ * with the ring it opened, wherever that ring now is.
  *
  * Context: Any context but NMI; does not sleep.
  * Return: 0, -EINVAL when the CPU is missing or the rings differ in size,
- * -EAGAIN when recording is disabled on either side, -EBUSY while an
- * iterator is open or a ring is mapped.
+ * -EAGAIN when recording is disabled on either side, -EBUSY during a
+ * resize or sub-buffer size change of either buffer or when a ring is
+ * mapped.
  */
 int ring_buffer_swap_cpu(struct trace_buffer *buffer_a,
 			 struct trace_buffer *buffer_b, int cpu)
 {
 	struct rb_cpu *ca = rb_cpu_get(buffer_a, cpu);
 	struct rb_cpu *cb = rb_cpu_get(buffer_b, cpu);
+	int ret = -EBUSY;
 
 	if (!ca || !cb)
 		return -EINVAL;
@@ -2828,13 +2881,18 @@ int ring_buffer_swap_cpu(struct trace_buffer *buffer_a,
 	    atomic_read(&ca->record_disabled) ||
 	    atomic_read(&cb->record_disabled))
 		return -EAGAIN;
-	if (atomic_read(&ca->iters) || atomic_read(&cb->iters))
-		return -EBUSY;
-	/* Release: pairs with rb_enter()'s READ_ONCE(slot->cb) (dependency). */
-	smp_store_release(&per_cpu_ptr(buffer_a->slots, cpu)->cb, cb);
-	/* The same for buffer_b's slot: a ring is seen initialised. */
-	smp_store_release(&per_cpu_ptr(buffer_b->slots, cpu)->cb, ca);
-	return 0;
+	/* Pairs with the synchronize_rcu() in rb_swaps_off(). */
+	preempt_disable();
+	if (!atomic_read(&buffer_a->swap_off) &&
+	    !atomic_read(&buffer_b->swap_off)) {
+		/* Pairs with rb_enter()'s READ_ONCE(slot->cb) (dependency). */
+		smp_store_release(&per_cpu_ptr(buffer_a->slots, cpu)->cb, cb);
+		/* The same for buffer_b's slot: a ring is seen initialised. */
+		smp_store_release(&per_cpu_ptr(buffer_b->slots, cpu)->cb, ca);
+		ret = 0;
+	}
+	preempt_enable();
+	return ret;
 }
 EXPORT_SYMBOL_GPL(ring_buffer_swap_cpu);
 #endif
@@ -2951,6 +3009,7 @@ int ring_buffer_subbuf_order_set(struct trace_buffer *buffer, int order)
 		return 0;
 	cpus_read_lock();
 	mutex_lock(&buffer->mutex);
+	rb_swaps_off(buffer);
 	if (rb_any_iter(buffer, RING_BUFFER_ALL_CPUS)) {
 		ret = -EBUSY;
 		goto out;
@@ -2983,6 +3042,7 @@ int ring_buffer_subbuf_order_set(struct trace_buffer *buffer, int order)
 	WRITE_ONCE(buffer->order, order);
 	rb_update_max_len(buffer);
 out:
+	atomic_dec(&buffer->swap_off);
 	mutex_unlock(&buffer->mutex);
 	cpus_read_unlock();
 	return ret;
@@ -3129,13 +3189,11 @@ bool ring_buffer_empty_cpu(struct trace_buffer *buffer, int cpu)
 	if (!cb || rb_nmi_no_read())
 		return true;
 	locked = rb_lock(cb, &flags);
+	/* A query: no sub-buffer leaves the ring for it. */
 	if (unlikely(!locked))
 		empty = !rb_dump_look(buffer, cb, &ts);
-	/* Taking a sub-buffer would move a mapping's reader page. */
-	else if (READ_ONCE(cb->mapped))
-		empty = !rb_rd_pending(cb);
 	else
-		empty = !rb_rd_look(buffer, cb, &ts);
+		empty = !rb_rd_pending(cb);
 	rb_unlock(cb, flags, locked);
 	return empty;
 }
@@ -3724,12 +3782,13 @@ struct rb_map_sync {
 };
 
 /*
- * On the ring's CPU with interrupts off, after every writer sees
- * cb->mapped: from now on each publication stores the live page's commit
- * word.  With no writer inside, take the guard (writers of NMIs nest in
- * it), number the pages, and publish as an outermost writer would, so
- * that the live page shows what is already there.  With a writer inside,
- * which may have looked at ptail already, the caller tries again.
+ * On the ring's CPU with interrupts off (off it only with the ring's
+ * writers held off), after every writer sees cb->mapped: from now on
+ * each publication stores the live page's commit word.  With no writer
+ * inside, take the guard (writers of NMIs nest in it), number the pages,
+ * and publish as an outermost writer would, so that the live page shows
+ * what is already there.  With a writer inside, which may have looked at
+ * ptail already, the caller tries again.
  */
 static void rb_map_publish(void *arg)
 {
@@ -3773,10 +3832,15 @@ static int rb_map_first(struct rb_cpu *cb)
 	 */
 	for (tries = 0; !ms.done && tries < RB_READ_TRIES; tries++) {
 		if (smp_call_function_single(cb->cpu, rb_map_publish, &ms, 1)) {
-			/* The CPU is offline: none of its writers can run. */
+			/*
+			 * The CPU is offline, but may come up meanwhile: keep
+			 * its writers out while we publish for them here.
+			 */
+			rb_hold_writers(cb);
 			local_irq_disable();
 			rb_map_publish(&ms);
 			local_irq_enable();
+			rb_release_writers(cb);
 		}
 		cond_resched();
 	}

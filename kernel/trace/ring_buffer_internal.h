@@ -158,6 +158,7 @@ struct rb_cpu {
 	unsigned long		lost_seen;	/* overrun already reported */
 	unsigned long		lost_mark;	/* overrun when rd.seq began */
 	bool			rd_gap;		/* and a salvage loss, see gap */
+	u64			rd_skip;	/* rd.seq after the last pushes */
 	unsigned long		dump_seen;	/* overrun the dump reported */
 	unsigned long		dump_mark;	/* overrun when dump.seq began */
 	struct rb_cursor	dump;		/* see rb_dump_look() */
@@ -226,6 +227,7 @@ struct trace_buffer {
 	struct rb_slot __percpu	*slots;
 	cpumask_var_t		cpumask;
 	struct mutex		mutex;		/* resize, reset, order, hotplug */
+	atomic_t		swap_off;	/* a resize or order change runs */
 	struct lock_class_key	*key;
 	struct hlist_node	node;
 	struct rb_waiter	waiter;

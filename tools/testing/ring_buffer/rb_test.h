@@ -125,6 +125,7 @@ void *t_dropped_counter(struct trace_buffer *b, int cpu);
 void t_seq_start(struct trace_buffer *b, int cpu, u64 base);
 unsigned long t_room(struct trace_buffer *b, int cpu);
 void t_map_ipi(struct trace_buffer *b, int cpu);
+unsigned long t_guard_top(struct trace_buffer *b, int cpu);
 long t_live_commit_lag(struct trace_buffer *b, int cpu);
 u64 t_commit_pos(struct trace_buffer *b, int cpu);
 void *t_overrun_counter(struct trace_buffer *b, int cpu);

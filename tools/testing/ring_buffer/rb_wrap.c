@@ -89,6 +89,16 @@ unsigned long t_room(struct trace_buffer *b, int cpu)
 #endif
 }
 
+/* The guard key of @cpu's ring: is a writer inside, or publishing? (ours) */
+unsigned long t_guard_top(struct trace_buffer *b, int cpu)
+{
+#ifdef RB_STOCK
+	return 0;
+#else
+	return READ_ONCE(per_cpu_ptr(b->slots, cpu)->cb->top);
+#endif
+}
+
 /* The interrupt ring_buffer_map() sends to @cpu once writers see the mapping. */
 void t_map_ipi(struct trace_buffer *b, int cpu)
 {

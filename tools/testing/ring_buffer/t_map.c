@@ -10,6 +10,8 @@
  * that is still mapped warns, so a meta page or sub-buffer that goes away
  * under a live mapping fails the case.
  */
+#include <semaphore.h>
+
 #include "rb_test.h"
 
 #define MR_MAXEV 4096
@@ -983,6 +985,188 @@ static int test_map_ipi_in_write(void)
 }
 
 /*
+ * The map's interrupt cannot reach an offline CPU, so the map publishes
+ * for that CPU's writers from its own.  The CPU may come up meanwhile: a
+ * writer of it that gets in while the map publishes would have its open
+ * reserve published and leave the guard taken.  The map must keep that
+ * CPU's writers out while it publishes for them.  Here the map stops
+ * inside its publication (the test holds the reader lock), CPU k comes
+ * up and a writer tries to reserve.
+ */
+static struct {
+	struct trace_buffer *b;
+	struct t_map m;
+	int cpu, ret;
+	struct ring_buffer_event *ev;
+	sem_t inside, go, gp, locked;
+} mo;
+
+/* The map has counted itself: the test takes the reader lock now. */
+static void mo_after_gp(void)
+{
+	sem_post(&mo.gp);
+	sem_wait(&mo.locked);
+}
+
+static void *mo_mapper(void *arg)
+{
+	(void)arg;
+	mo.ret = t_map(&mo.m, mo.b, mo.cpu);
+	return NULL;
+}
+
+static void *mo_writer(void *arg)
+{
+	(void)arg;
+	mo.ev = ring_buffer_lock_reserve(mo.b, 40);
+	sem_post(&mo.inside);
+	sem_wait(&mo.go);
+	if (mo.ev) {
+		t_fill(ring_buffer_event_data(mo.ev), 40, 9);
+		ring_buffer_unlock_commit(mo.b);
+	}
+	return NULL;
+}
+
+static int test_map_offline_cpu_comes_up(void)
+{
+	int k = nr_cpu_ids - 1, ret = 0, i;
+	struct sim_thread mapper = { 0 }, writer = { 0 };
+	raw_spinlock_t *lock;
+
+#ifdef RB_STOCK
+	T_SKIP("stock 6.12 sends no interrupt to map");
+#endif
+	mo.b = mt_alloc(8 * PAGE_SIZE, 0);
+	T_ASSERT(mo.b && k > 1);
+	mo.cpu = k;
+	sem_init(&mo.inside, 0, 0);
+	sem_init(&mo.go, 0, 0);
+	sem_init(&mo.gp, 0, 0);
+	sem_init(&mo.locked, 0, 0);
+	sim_cpu_down(k);
+	sim_after_gp_fn = mo_after_gp;
+	sim_thread_start(&mapper, 1, mo_mapper, NULL);
+	sem_wait(&mo.gp);
+	/* held as another CPU would: no grace period waits for the test */
+	lock = t_reader_lock(mo.b, k);
+	arch_spin_lock(&lock->l);
+	sem_post(&mo.locked);
+	/* the map publishes for CPU k: the guard is taken, the lock is ours */
+	for (i = 0; i < 2000 && t_guard_top(mo.b, k) != 1; i++)
+		usleep(1000);
+	cpumask_set_cpu(k, &sim_online_mask);
+	sim_thread_start(&writer, k, mo_writer, NULL);
+	sem_wait(&mo.inside);
+	arch_spin_unlock(&lock->l);
+	sim_thread_join(&mapper);
+
+	if (i == 2000)
+		ret = 1, printf("# the map never published for CPU %d\n", k);
+	/* nothing of a reserve still open may be readable */
+	if (mo.ev && ring_buffer_peek(mo.b, k, NULL, NULL))
+		ret = 1, printf("# an open reserve of CPU %d was published\n", k);
+	sem_post(&mo.go);
+	sim_thread_join(&writer);
+	T_EQ(ret, 0);
+	T_EQ(mo.ret, 0);
+	/* CPU k's writers work as before, their events readable */
+	T_EQ(mt_write(mo.b, k, 40, 1), 0);
+	T_EQ(t_guard_top(mo.b, k), 0);
+	T_EQ(ring_buffer_entries_cpu(mo.b, k), 1 + !!mo.ev);
+	T_EQ(t_unmap(&mo.m), 0);
+	ring_buffer_free(mo.b);
+	return 0;
+}
+
+/*
+ * GET_READER while the writer pushes out the oldest sub-buffer: the
+ * writer has moved head past it and not yet counted it as overrun
+ * (paused in that count).  GET_READER may take the slot's page but not
+ * the sub-buffer; the events in that page are overrun, and must not be
+ * handed to user space as well.  Every event is then either handed over
+ * once, in order, or counted as overrun.
+ */
+static struct {
+	struct trace_buffer *b;
+	struct sim_thread th;
+	sem_t paused, go;
+	u32 seq;
+} mq;
+
+static void mq_split(void)
+{
+	sim_local_split_at = NULL;
+	sem_post(&mq.paused);
+	sem_wait(&mq.go);
+}
+
+static void *mq_writer(void *arg)
+{
+	(void)arg;
+	sim_local_split_at = t_overrun_counter(mq.b, 0);
+	sim_local_split_fn = mq_split;
+	while (sim_local_split_at)
+		mt_write(mq.b, 0, 40, mq.seq++);
+	return NULL;
+}
+
+/* What GET_READER handed over: in order, none twice. */
+static int mq_take(struct mt_reader *r, u32 *next, u32 *got)
+{
+	for (int i = r->first; i < r->n && r->ev[i].off < r->pos; i++) {
+		u32 seq;
+
+		if (!mt_event_ok(&r->ev[i], 40, &seq))
+			T_FAIL("event %d of id %u does not decode", i, r->id);
+		if (seq < *next)
+			T_FAIL("event %u handed over after %u", seq, *next - 1);
+		*next = seq + 1;
+		(*got)++;
+	}
+	return 0;
+}
+
+static int test_map_get_reader_during_push(void)
+{
+	static struct mt_reader r;
+	u32 next = 0, got = 0;
+	struct t_map m;
+
+#ifdef RB_STOCK
+	T_SKIP("stock 6.12 swaps the reader page under a lock the writer does not take");
+#endif
+	mq.b = mt_alloc(4 * PAGE_SIZE, RB_FL_OVERWRITE);
+	T_ASSERT(mq.b);
+	T_EQ(t_map(&m, mq.b, 0), 0);
+	mt_reader_init(&r, &m);
+	sem_init(&mq.paused, 0, 0);
+	sem_init(&mq.go, 0, 0);
+	mq.seq = 0;
+	sim_thread_start(&mq.th, 0, mq_writer, NULL);
+	sem_wait(&mq.paused);
+	sim_bind(1);
+	r.racing = 1;
+	if (mt_get_reader(&r) || mq_take(&r, &next, &got))
+		return 1;
+	sem_post(&mq.go);
+	sim_thread_join(&mq.th);
+	r.racing = 0;
+	for (int i = 0; i < 64; i++) {
+		if (mt_get_reader(&r) || mq_take(&r, &next, &got))
+			return 1;
+		if (!r.moved)
+			break;
+	}
+	sim_bind(0);
+	T_EQ(next, mq.seq);
+	T_EQ(got + ring_buffer_overrun_cpu(mq.b, 0), mq.seq);
+	T_EQ(t_unmap(&m), 0);
+	ring_buffer_free(mq.b);
+	return 0;
+}
+
+/*
  * GET_READER with an irq writer after each of its instructions: two kinds
  * of irq, two 40-byte events, or two of 1,500 bytes (the second crosses
  * into the next sub-buffer, or into the one after the reader's).  The
@@ -1108,6 +1292,8 @@ const struct rb_case rb_map_cases[] = {
 	{ "map_vs_read_page", test_map_vs_read_page },
 	{ "map_keeps_recording", test_map_keeps_recording },
 	{ "map_ipi_in_write", test_map_ipi_in_write },
+	{ "map_offline_cpu_comes_up", test_map_offline_cpu_comes_up },
+	{ "map_get_reader_during_push", test_map_get_reader_during_push },
 	{ "map_irq_in_get_reader", test_map_irq_in_get_reader },
 };
 const int rb_nr_map_cases = ARRAY_SIZE(rb_map_cases);

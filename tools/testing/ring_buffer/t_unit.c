@@ -762,11 +762,18 @@ static int test_counters(void)
 }
 
 static struct trace_buffer *t_held_b;
-static int t_held_ret;
+static int t_held_ret, t_held_skip;
 
-/* After the grace period of a control call that holds writers off. */
+/*
+ * After the grace period of a control call that holds writers off; the
+ * first t_held_skip grace periods are for something else.
+ */
 static void t_held_write(void)
 {
+	if (t_held_skip-- > 0) {
+		sim_after_gp_fn = t_held_write;
+		return;
+	}
 	t_held_ret = t_write(t_held_b, 8, 1);
 }
 
@@ -811,6 +818,8 @@ static int test_resize(void)
 	/* a write the resize holds off is refused and counted as dropped */
 	t_held_b = b;
 	t_held_ret = 1;
+	/* the resize's first grace period keeps swaps out */
+	t_held_skip = 1;
 	sim_after_gp_fn = t_held_write;
 	T_EQ(ring_buffer_resize(b, ring_buffer_size(b, 0) + 8 * PAGE_SIZE, 0), 0);
 	T_ASSERT(!sim_after_gp_fn);
@@ -963,6 +972,50 @@ static int test_cpu_hotplug(void)
 }
 
 /*
+ * A CPU that comes up after each CPU was resized on its own gets the size
+ * they agree on; while they differ, the smallest ring (two sub-buffers).
+ */
+static int t_hotplug_peers(int k, int j)
+{
+	struct trace_buffer *b;
+	unsigned long s;
+	int cpu;
+
+	sim_cpu_down(k);
+	sim_cpu_down(j);
+	b = t_alloc(5 * PAGE_DATA, RB_FL_OVERWRITE);
+	T_ASSERT(b);
+	for_each_online_cpu(cpu)
+		T_EQ(ring_buffer_resize(b, 17 * PAGE_DATA, cpu), 0);
+	s = ring_buffer_size(b, 0);
+	T_EQ(s, 17 * PAGE_DATA);
+	T_EQ(sim_cpu_up(k), 0);
+	T_EQ(ring_buffer_size(b, k), s);
+	T_EQ(ring_buffer_resize(b, 9 * PAGE_DATA, 0), 0);
+	T_EQ(sim_cpu_up(j), 0);
+	T_EQ(ring_buffer_size(b, j), 2 * PAGE_DATA);
+	sim_bind(j);
+	T_EQ(t_write(b, 32, 1), 0);
+	sim_bind(0);
+	if (t_consume_check(b, j, 32, 1, (u64)-1, 0))
+		T_FAIL("event on the CPU that came up");
+	ring_buffer_free(b);
+	return 0;
+}
+
+static int test_cpu_hotplug_peers(void)
+{
+	int k = nr_cpu_ids - 1, j = nr_cpu_ids - 2, ret;
+
+	T_ASSERT(j > 0);
+	ret = t_hotplug_peers(k, j);
+	/* never leave a CPU offline for the cases that follow */
+	cpumask_set_cpu(k, &sim_online_mask);
+	cpumask_set_cpu(j, &sim_online_mask);
+	return ret;
+}
+
+/*
  * An iterator left open across a reset must not show events from before
  * it, and must go on to show the events written after it.
  */
@@ -1036,6 +1089,69 @@ static int test_swap(void)
 	ring_buffer_free(a);
 	ring_buffer_free(b);
 	ring_buffer_free(c);
+	return 0;
+}
+
+/*
+ * A swap while an iterator is open (the irqsoff tracer's per-CPU max
+ * snapshot with "trace" open) goes ahead; the iterator keeps walking the
+ * ring it opened, now the other buffer's, whose writes it shows.  That
+ * ring stays fixed in size while the iterator is open.
+ */
+static int test_swap_under_iterator(void)
+{
+	struct trace_buffer *a = t_alloc(8 * PAGE_SIZE, RB_FL_OVERWRITE);
+	struct trace_buffer *b = t_alloc(8 * PAGE_SIZE, RB_FL_OVERWRITE);
+	struct ring_buffer_iter *it;
+	struct ring_buffer_event *e;
+	int i, seen = 5;
+
+	T_ASSERT(a && b);
+	for (i = 0; i < 30; i++)
+		T_EQ(t_write(a, 16, i), 0);
+	it = ring_buffer_read_start(a, 0, GFP_KERNEL);
+	T_ASSERT(it);
+	for (i = 0; i < 5; i++) {
+		T_ASSERT((e = ring_buffer_iter_peek(it, NULL)));
+		T_ASSERT(t_check(ring_buffer_event_data(e), 16, i));
+		ring_buffer_iter_advance(it);
+	}
+	T_EQ(ring_buffer_swap_cpu(b, a, 0), 0);
+	T_EQ(ring_buffer_entries_cpu(b, 0), 30);
+	for (i = 0; i < 10; i++) {
+		T_EQ(t_write(b, 16, 100 + i), 0);
+		T_EQ(t_write(a, 16, 200 + i), 0);
+	}
+	T_EQ(ring_buffer_resize(b, 16 * PAGE_SIZE, 0), -EBUSY);
+	T_EQ(ring_buffer_resize(a, 16 * PAGE_SIZE, 0), 0);
+	while ((e = ring_buffer_iter_peek(it, NULL))) {
+		u32 want = seen < 30 ? seen : 100 + seen - 30;
+
+		if (seen >= 40 || !t_check(ring_buffer_event_data(e), 16, want))
+			T_FAIL("event %d under the iterator", seen);
+		seen++;
+		ring_buffer_iter_advance(it);
+	}
+	T_EQ(seen, 40);
+	T_ASSERT(!ring_buffer_iter_dropped(it));
+	/* swapped back, the ring is a's again: still the iterator's */
+	T_EQ(ring_buffer_swap_cpu(a, b, 0), -EINVAL);
+	T_EQ(ring_buffer_resize(a, 8 * PAGE_SIZE, 0), 0);
+	T_EQ(ring_buffer_swap_cpu(a, b, 0), 0);
+	T_EQ(t_write(a, 16, 300), 0);
+	T_ASSERT((e = ring_buffer_iter_peek(it, NULL)));
+	T_ASSERT(t_check(ring_buffer_event_data(e), 16, 300));
+	ring_buffer_read_finish(it);
+	T_EQ(ring_buffer_resize(a, 16 * PAGE_SIZE, 0), 0);
+	ring_buffer_free(b);
+	for (i = 0; i < 41; i++) {
+		u32 want = i < 30 ? i : i < 40 ? 100 + i - 30 : 300;
+
+		if (t_consume_check(a, 0, 16, want, (u64)-1, 0))
+			T_FAIL("event %d after the swap back", i);
+	}
+	T_ASSERT(ring_buffer_empty_cpu(a, 0));
+	ring_buffer_free(a);
 	return 0;
 }
 
@@ -2454,6 +2570,91 @@ static int test_wait_wake(void)
 	return 0;
 }
 
+/* How many 200-byte writes, the clock still, fill a sub-buffer. */
+static int t_eq_per_sb(void)
+{
+	struct trace_buffer *b = t_alloc(4 * PAGE_DATA, RB_FL_OVERWRITE);
+	struct buffer_data_read_page *rp = NULL;
+	struct t_pevent ev[64];
+	int k = -1;
+
+	if (!b || ring_buffer_alloc_read_page(b, 0, &rp))
+		goto out;
+	for (int i = 0; i < 60; i++)
+		t_write(b, 200, i);
+	if (!ring_buffer_read_page(b, rp, PAGE_SIZE, 0, 1))
+		k = t_parse_page(ring_buffer_read_page_data(rp), PAGE_SIZE,
+				 ev, 64, NULL);
+	ring_buffer_free_read_page(b, 0, rp);
+out:
+	ring_buffer_free(b);
+	return k;
+}
+
+/*
+ * The queries trace.c makes before each entry of "cat trace" and before a
+ * reader sleeps leave the ring as it is: no sub-buffer leaves it, so the
+ * overwrite still reaches the oldest one, the dirty count and the oldest
+ * time stamp stay, and a "full" watermark is met at its sub-buffer.
+ */
+static int t_eq_watermark(int full, int k)
+{
+	struct trace_buffer *b = t_alloc(9 * PAGE_DATA, RB_FL_OVERWRITE);
+	poll_table pt = { .n = 0 };
+	struct file f = { 0 };
+	int i;
+
+	T_ASSERT(b);
+	for (i = 0; i < 12 * k; i++) {
+		T_EQ(t_write(b, 200, i), 0);
+		pt.n = 0;
+		if (ring_buffer_poll_wait(b, 0, &f, &pt, full) & EPOLLIN)
+			break;
+	}
+	/* the sub-buffer event i is in, counted from 1 */
+	T_EQ(i / k + 1, DIV_ROUND_UP(full * 9, 100));
+	ring_buffer_free(b);
+	return 0;
+}
+
+static int test_empty_is_a_query(void)
+{
+	struct trace_buffer *b = t_alloc(9 * PAGE_DATA, RB_FL_OVERWRITE);
+	unsigned long lost = 0;
+	size_t dirty;
+	u64 oldest, ts = 0;
+	int i, n, k = t_eq_per_sb();
+
+	T_ASSERT(b && k > 2);
+	n = 30 * k;
+	for (i = 0; i < 3 * k + 5; i++) {
+		t_clock_set(1000 + i);
+		T_EQ(t_write(b, 200, i), 0);
+	}
+	dirty = ring_buffer_nr_dirty_pages(b, 0);
+	oldest = ring_buffer_oldest_event_ts(b, 0);
+	T_EQ(oldest, 1000);
+	T_ASSERT(!ring_buffer_empty_cpu(b, 0));
+	T_ASSERT(!ring_buffer_empty(b));
+	T_EQ(ring_buffer_nr_dirty_pages(b, 0), dirty);
+	T_EQ(ring_buffer_oldest_event_ts(b, 0), oldest);
+	/* laps later, the oldest events are gone, also the queried ones */
+	for (; i < n; i++) {
+		t_clock_set(1000 + i);
+		T_EQ(t_write(b, 200, i), 0);
+	}
+	T_ASSERT(!ring_buffer_empty_cpu(b, 0));
+	T_ASSERT(ring_buffer_consume(b, 0, &ts, &lost));
+	/* at most the ring and a reader's page: nothing stale */
+	T_ASSERT(ts >= 1000 + n - 10 * k);
+	T_ASSERT(lost > 0);
+	ring_buffer_free(b);
+	for (i = 25; i <= 100; i += 25)
+		if (t_eq_watermark(i, k))
+			T_FAIL("woken late or early for full=%d", i);
+	return 0;
+}
+
 /* consume from NMI context and with irqs off under an arch spinlock */
 static int test_consume_contexts(void)
 {
@@ -3308,6 +3509,151 @@ static int test_iter_dropped_by_push(void)
 }
 
 /*
+ * The "trace" file merges the CPUs' iterators as trace.c does: it peeks
+ * each and asks ring_buffer_iter_dropped() of each, then prints and
+ * advances the earliest.  CPU 0's iterator was lapped, its next event is
+ * later than CPU 1's 50: the drop, asked about on each of those rounds,
+ * must still be reported once, with CPU 0's first event.
+ */
+static int test_iter_dropped_interleaved(void)
+{
+	struct trace_buffer *b;
+	struct ring_buffer_iter *it[2];
+	struct ring_buffer_event *e;
+	int i, cpu, best, shown = 0, reports = 0, first0 = -1;
+	bool lost[2];
+	u64 ts, best_ts;
+
+#ifdef RB_STOCK
+	T_SKIP("6.12 clears the report when asked: the losing peek takes it");
+#endif
+	b = t_alloc(4 * PAGE_SIZE, RB_FL_OVERWRITE);
+	T_ASSERT(b);
+	for (i = 0; i < 10; i++) {
+		t_clock_set(1000 + i);
+		T_EQ(t_write(b, 60, i), 0);
+	}
+	sim_bind(1);
+	for (i = 0; i < 50; i++) {
+		t_clock_set(2000 + i);
+		T_EQ(t_write(b, 60, 1000 + i), 0);
+	}
+	sim_bind(0);
+	for (cpu = 0; cpu < 2; cpu++)
+		T_ASSERT((it[cpu] = ring_buffer_read_start(b, cpu, GFP_KERNEL)));
+	for (i = 10; i < 410; i++) {
+		t_clock_set(3000 + i);
+		T_EQ(t_write(b, 60, i), 0);
+	}
+	for (;;) {
+		best = -1;
+		best_ts = 0;
+		for (cpu = 0; cpu < 2; cpu++) {
+			e = ring_buffer_iter_peek(it[cpu], &ts);
+			lost[cpu] = ring_buffer_iter_dropped(it[cpu]);
+			if (e && (best < 0 || ts < best_ts)) {
+				best = cpu;
+				best_ts = ts;
+			}
+		}
+		if (best < 0)
+			break;
+		if (!best && first0 < 0)
+			first0 = shown;
+		if (lost[best] && (best || first0 != shown))
+			T_FAIL("entry %d (CPU %d) reported a drop", shown, best);
+		reports += lost[best];
+		ring_buffer_iter_advance(it[best]);
+		shown++;
+	}
+	T_EQ(first0, 50);
+	T_EQ(reports, 1);
+	for (cpu = 0; cpu < 2; cpu++)
+		ring_buffer_read_finish(it[cpu]);
+	ring_buffer_free(b);
+	return 0;
+}
+
+/*
+ * The consuming reader takes the iterator's sub-buffers, then the writer
+ * pushes out those after the reader's: the iterator goes on from the
+ * reader with no loss reported (the reader read what it skipped), and
+ * reports the loss once, with the first event after the pushed ones.
+ * With @skip, the reader too has skipped pushed sub-buffers past the
+ * iterator's before it took more: that loss is reported where the
+ * iterator meets the reader.
+ */
+static u32 t_id_of(struct ring_buffer_event *e)
+{
+	u32 id;
+
+	memcpy(&id, ring_buffer_event_data(e), sizeof(id));
+	return id;
+}
+
+static int t_iter_lost_once(int skip)
+{
+	struct trace_buffer *b = t_alloc(4 * PAGE_SIZE, RB_FL_OVERWRITE);
+	struct ring_buffer_event *e;
+	struct ring_buffer_iter *it;
+	u32 i, id, w, last = 0, gone, lo = 0, hi = 0;
+	int reports = 0;
+
+	T_ASSERT(b);
+	for (w = 0; w < 400; w++)
+		T_EQ(t_lo_write(b, w), 0);
+	it = ring_buffer_read_start(b, 0, GFP_KERNEL);
+	T_ASSERT(it && (e = ring_buffer_iter_peek(it, NULL)));
+	T_EQ(t_id_of(e), 0);
+	ring_buffer_iter_advance(it);
+	/* the reader reads events lo..hi-1, the iterator need not show them */
+	if (skip) {
+		for (; w < 1300; w++)
+			T_EQ(t_lo_write(b, w), 0);
+		T_ASSERT((e = ring_buffer_consume(b, 0, NULL, NULL)));
+		lo = t_id_of(e);
+		T_ASSERT(lo > 400);
+		hi = lo + 1;
+	}
+	for (i = 0; i < 320; i++, hi++) {
+		T_ASSERT((e = ring_buffer_consume(b, 0, NULL, NULL)));
+		T_EQ(t_id_of(e), hi);
+	}
+	for (; w < 2000; w++)
+		T_EQ(t_lo_write(b, w), 0);
+	while ((e = ring_buffer_iter_peek(it, NULL))) {
+		bool dropped = ring_buffer_iter_dropped(it);
+
+		id = t_id_of(e);
+		if (id <= last)
+			T_FAIL("event %u after %u", id, last);
+		/* ids skipped that the reader did not read: overwritten */
+		gone = id - last - 1;
+		if (min(id, hi) > max(last + 1, lo))
+			gone -= min(id, hi) - max(last + 1, lo);
+		if (dropped != !!gone)
+			T_FAIL("event %u after %u: %u lost, drop %sreported",
+			       id, last, gone, dropped ? "" : "not ");
+		reports += dropped;
+		last = id;
+		ring_buffer_iter_advance(it);
+	}
+	T_EQ(last, w - 1);
+	T_EQ(reports, 1 + skip);
+	ring_buffer_read_finish(it);
+	ring_buffer_free(b);
+	return 0;
+}
+
+static int test_iter_lost_once(void)
+{
+#ifdef RB_STOCK
+	T_SKIP("6.12's iterator goes on from a lapped reader's page and reports no drop at the gap after it");
+#endif
+	return t_iter_lost_once(0) || t_iter_lost_once(1);
+}
+
+/*
  * A writer on CPU 0 laps the ring while an iterator on CPU 1 is halfway
  * through its copy of one of CPU 0's sub-buffers (t_copy_hook splits the
  * copy, as a remote CPU's stores can land inside a memcpy): the copy's
@@ -3487,8 +3833,10 @@ const struct rb_case rb_unit_cases[] = {
 	{ "unit_reset", test_reset },
 	{ "unit_reset_under_iterator", test_reset_under_iterator },
 	{ "unit_cpu_hotplug_prepare", test_cpu_hotplug },
+	{ "unit_cpu_hotplug_peer_size", test_cpu_hotplug_peers },
 	{ "unit_swap_cpu", test_swap },
 	{ "unit_discard_padding", test_discard_padding },
+	{ "unit_swap_cpu_under_iterator", test_swap_under_iterator },
 	{ "unit_record_on_off", test_record_on_off },
 	{ "unit_subbuf_order", test_subbuf_order },
 	{ "unit_order_change_fails_midway", test_order_change_fails_midway },
@@ -3496,6 +3844,7 @@ const struct rb_case rb_unit_cases[] = {
 	{ "unit_header_text", test_headers_text },
 	{ "unit_clock_jumps", test_clock_jumps },
 	{ "unit_wait_wake_poll", test_wait_wake },
+	{ "unit_empty_is_a_query", test_empty_is_a_query },
 	{ "unit_consume_irqs_off_and_nmi", test_consume_contexts },
 	{ "unit_last_boot_delta_null", test_boot_delta_null },
 	{ "unit_nmi_dump_reader_locked", test_nmi_dump_reader_locked },
@@ -3506,6 +3855,8 @@ const struct rb_case rb_unit_cases[] = {
 	{ "unit_dropped_vs_reset", test_dropped_vs_reset },
 	{ "unit_iter_overrun_behind", test_iter_overrun_behind },
 	{ "unit_iter_dropped_by_push", test_iter_dropped_by_push },
+	{ "unit_iter_dropped_interleaved", test_iter_dropped_interleaved },
+	{ "unit_iter_lost_once", test_iter_lost_once },
 	{ "unit_iter_copy_torn", test_iter_copy_torn },
 	{ "unit_take_during_push", test_take_during_push },
 };

@@ -123,6 +123,9 @@
  *  rb_map_next() `local_read(&rd->copy->commit)`,
  *    `local_set(&rd->copy->commit)`: the lost flags of a mapped page's
  *    commit word are not modelled.
+ *  rb_take() `local_set(&page->commit)`: a mapping's page emptied after
+ *    a take that lost head to a push; the page is already the reader's
+ *    own, and what user space sees of it is not modelled.
  *  rb_rd_page() `dst->time_stamp =`, `local_set(&dst->commit)`: the
  *    header of the caller's own page, written under the reader lock.
  *  rb_cpu_restart() `WRITE_ONCE(cb->resets)`; ring_buffer_iter_peek()
