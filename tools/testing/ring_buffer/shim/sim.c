@@ -1062,7 +1062,8 @@ static void *sim_gated_alloc(size_t align, size_t size)
 	void *p;
 
 	sim_gate_enter();
-	p = aligned_alloc(align, size);
+	/* aligned_alloc() wants a multiple of the alignment */
+	p = aligned_alloc(align, ALIGN(size ? size : 1, align));
 	sim_gate_exit();
 	return p;
 }
