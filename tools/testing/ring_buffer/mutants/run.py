@@ -33,6 +33,7 @@ MUT_OBJS (the test program's objects but rb_wrap.o), MUT_WRAP (rb_wrap.c),
 MUT_SRC (ring_buffer.c; the other SOURCES are taken from its directory),
 MUT_WORK (a directory of ours), MUT_CORPUS.
 """
+import glob
 import os
 import re
 import shlex
@@ -45,6 +46,8 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 HARNESS = os.path.dirname(HERE)
 LIST = os.path.join(HERE, 'mutants.txt')
+# Blind batches: mutants written by someone shown the code, not the tests
+# (blind-N.txt, the same format).  Each is scored on its own.
 README = os.path.join(HARNESS, 'README.md')
 LITMUS = os.path.join(HARNESS, 'litmus')
 ANCHOR_LINES = 25
@@ -396,6 +399,18 @@ def main():
         sweeps = tuple(args[args.index('--sweeps') + 1].split(','))
     try:
         muts = parse(LIST)
+        for m in muts:
+            m['batch'] = 'own'
+        for path in sorted(glob.glob(os.path.join(HERE, 'blind-*.txt'))):
+            batch = os.path.basename(path)[:-4]
+            more = parse(path)
+            for m in more:
+                m['batch'] = batch
+            known = {m['name'] for m in muts}
+            twice = [m['name'] for m in more if m['name'] in known]
+            if twice:
+                raise ListError('mutant %s: listed twice' % twice[0])
+            muts += more
         main_src = os.environ.get('MUT_SRC', os.path.join(
             HARNESS, '../../../kernel/trace/ring_buffer.c'))
         real = {}
@@ -416,8 +431,14 @@ def main():
                                     ((f, sum(m['file'] == f for m in muts))
                                      for f in SOURCES) if n)))
         return 0
+    batch = None
+    if '--batch' in args:
+        batch = args[args.index('--batch') + 1]
     sel = [m for m in muts if (not subset or m.get('subset')) and
-           (not only or m['name'] in only)]
+           (not only or m['name'] in only) and (not batch or m['batch'] == batch)]
+    if batch and not sel:
+        print('# --batch %s selects no mutant' % batch)
+        return 1
     if only and len(sel) != len(only):
         print('# --only names a mutant not in the list')
         return 1
@@ -442,11 +463,16 @@ def main():
     equiv = equivalents()
     st = {'nr': 0, 'killed': 0, 'survived': 0, 'errors': 0, 'passed': 0,
           'failed': 0, 'skipped': 0}
+    per = {}
     survivors = []
 
     def report(m, verdict, why, secs, note=''):
         st['nr'] += 1
         desc = 'mutant %s [%s, %s]' % (m['name'], m['kind'], m['area'])
+        b = per.setdefault(m['batch'], [0, 0])
+        b[0] += verdict == 'killed'
+        b[1] += verdict in ('killed', 'survived') and m['name'] not in equiv \
+            or verdict == 'killed'
         if verdict == 'killed':
             st['killed'] += 1
             st['passed'] += 1
@@ -539,6 +565,11 @@ def main():
     score = killed / n if n else 0.0
     print('# score: %d of %d killed (%.1f%%), %d survived, %d errors, %.0f s' %
           (killed, n, 100 * score, survived, errors, time.time() - t0))
+    for b in sorted(per):
+        k, nb = per[b]
+        print('# score of %s: %d of %d non-equivalent killed (%.1f%%)' %
+              (b if b != 'own' else 'the authors\' own mutants', k, nb,
+               100.0 * k / nb if nb else 0.0))
     if survivors:
         print('# survivors: %s' % ' '.join(survivors))
     ok = score >= TARGET
