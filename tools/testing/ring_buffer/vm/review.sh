@@ -20,6 +20,8 @@
 #   kdoc sections  kdoc-sections.py: every EXPORT_SYMBOL_GPL'd function of
 #                ring_buffer.c and ring_buffer_range.c has kernel-doc with
 #                "Context:", and "Return:" exactly when it returns a value.
+#   message      msg-names.py: every function and file the commit message
+#                (patches/ours.msg) names exists in build/src-ours.
 #
 # The tools come from the pristine 6.12 tree (build/linux-6.12-pristine, or
 # KERNEL_TREE), sparse from Debian's package (installed when missing).
@@ -47,8 +49,8 @@ OURS=(kernel/trace/ring_buffer.c kernel/trace/ring_buffer_range.c
 # The objects sparse checks.
 OBJS=(kernel/trace/ring_buffer.o kernel/trace/ring_buffer_range.o
 	kernel/trace/ring_buffer_selftest.o)
-# checkpatch, sparse per object, kernel-doc per file, kdoc sections
-NTESTS=$((1 + ${#OBJS[@]} + ${#OURS[@]} + 1))
+# checkpatch, sparse per object, kernel-doc per file, kdoc sections, message
+NTESTS=$((1 + ${#OBJS[@]} + ${#OURS[@]} + 1 + 1))
 
 num=0 nfail=0
 # result ok|fail NAME [DIAG]: one KTAP result line (and one in REVIEW_RESULTS).
@@ -198,6 +200,16 @@ if python3 "$VM_DIR/kdoc-sections.py" "$REPO/kernel/trace/ring_buffer.c" \
 else
 	comment "$out"
 	result fail "kernel-doc Context:/Return: of exported functions" "$(tail -n 1 "$out")"
+fi
+
+# --- the commit message names only what exists -------------------------------------
+out=$log/msg-names.txt
+if python3 "$VM_DIR/msg-names.py" "$REPO/patches/ours.msg" "$src" > "$out" 2>&1; then
+	echo "# $(tail -n 1 "$out")"
+	result ok "commit message: every function and file it names exists"
+else
+	comment "$out"
+	result fail "commit message: every function and file it names exists" "$(tail -n 1 "$out")"
 fi
 
 [ "$num" -eq "$NTESTS" ] || die "review.sh ran $num checks, planned $NTESTS"
