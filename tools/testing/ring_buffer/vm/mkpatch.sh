@@ -7,8 +7,11 @@
 #               kernel/trace/ring_buffer.c, kernel/trace/ring_buffer_range.c
 #               (persistent buffers), kernel/trace/ring_buffer_internal.h
 #               (what those two share), kernel/trace/ring_buffer_selftest.c,
-#               Documentation/trace/ring-buffer.txt (each when it exists in the
-#               repository) plus every patches/*.diff: selftest-hooks.diff
+#               Documentation/trace/ring-buffer.txt, and
+#               Documentation/trace/ring-buffer-design.rst in place of
+#               6.12's, which describes the code this patch removes (each
+#               when it exists in the repository) plus every
+#               patches/*.diff: selftest-hooks.diff
 #               first, then the others in name order (ring-buffer-range.diff
 #               builds ring_buffer_range.o).
 #   KIND=stock  the test-only patch for the stock ring buffer: our
@@ -49,7 +52,8 @@ ours)
 	for f in include/linux/ring_buffer.h kernel/trace/ring_buffer.c \
 		kernel/trace/ring_buffer_range.c \
 		kernel/trace/ring_buffer_internal.h \
-		Documentation/trace/ring-buffer.txt; do
+		Documentation/trace/ring-buffer.txt \
+		Documentation/trace/ring-buffer-design.rst; do
 		[ -f "$REPO/$f" ] && files+=("$REPO/$f|$f")
 	done
 	# selftest-hooks.diff first (the others may build on it), then the
