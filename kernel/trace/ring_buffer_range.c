@@ -41,9 +41,14 @@ struct rb_range_hdr {
 	u64			pages;		/* per CPU */
 };
 
-/* Changes whenever the layout of the range does. */
-#define RB_RANGE_LAYOUT		(sizeof(struct rb_range_hdr) << 16 | \
-				 sizeof(struct rb_range_cpu) << 8 | 1)
+/*
+ * Changes whenever the layout of the range does, also between kernels of
+ * one version: the sub-buffer header (12 bytes where a long is 4), the
+ * event alignment (8 bytes with CONFIG_HAVE_64BIT_ALIGNED_ACCESS).
+ */
+#define RB_RANGE_LAYOUT		(RB_HDR_BYTES << 24 | (RB_ALIGN == 8) << 23 | \
+				 sizeof(struct rb_range_hdr) << 16 | \
+				 sizeof(struct rb_range_cpu) << 8 | 2)
 
 static struct rb_data_page *rb_range_page(struct rb_cpu *cb, unsigned long i)
 {
@@ -184,6 +189,65 @@ static unsigned long rb_range_salvage(struct rb_cpu *cb, u64 s, bool say)
 }
 
 /*
+ * The newest sub-buffer of the previous boot: the end of the span of
+ * cb->nr numbers that most pages of the part claim (the ring holds no
+ * more), the newest such span on a tie.  A page whose number lies
+ * outside it (a flipped bit, say) costs only its own sub-buffer, which
+ * the salvage then finds missing.  Numbers this geometry cannot
+ * represent never count.  Returns false if no page has a number.
+ */
+static bool rb_range_last(struct rb_cpu *cb, unsigned long n, u64 *last)
+{
+	u64 lim = U64_MAX >> (cb->shift + 1), s, t;
+	unsigned long i, j, c, best = 0;
+
+	for (i = 0; i < n; i++) {
+		s = READ_ONCE(cb->pm->seq[i]);
+		if (s > lim)		/* also RB_RANGE_NONE */
+			continue;
+		for (c = 0, j = 0; j < n; j++) {
+			t = READ_ONCE(cb->pm->seq[j]);
+			c += t <= s && s - t < cb->nr;
+		}
+		if (c > best || (c == best && s > *last)) {
+			best = c;
+			*last = s;
+		}
+	}
+	return best;
+}
+
+/*
+ * Where the kept sub-buffers start: the oldest one kept, or the first not
+ * wholly read if that is newer.  A reset leaves both at the sub-buffer
+ * after the last one written: nothing to keep.  Else a head or read
+ * position that cannot be right for sub-buffers ending at @last costs
+ * only itself, with a line: the ring is then kept from its oldest
+ * sub-buffer, or from head.
+ */
+static u64 rb_range_first(struct rb_cpu *cb, u64 last, bool say)
+{
+	u64 head = local64_read(&cb->pm->head), rd = READ_ONCE(cb->pm->rd);
+	u64 lo = last >= cb->nr ? last - cb->nr + 1 : 0;
+
+	if (head > last && head == rd)
+		return head;
+	if (head < lo || head > last + 1) {
+		if (say)
+			pr_warn("Ring buffer meta [%d] head out of range: kept from sub-buffer %llu\n",
+				cb->cpu, lo);
+		head = lo;
+	}
+	if (rd > last + 1) {
+		if (say)
+			pr_warn("Ring buffer meta [%d] read position out of range: read events shown again\n",
+				cb->cpu);
+		rd = head;
+	}
+	return max(head, rd);
+}
+
+/*
  * Find the previous boot's sub-buffers @first..@last in the part of @cb,
  * put their pages into their slots and keep what each holds that can be
  * trusted.  Returns why none can be kept, or NULL (with @first > @last
@@ -197,7 +261,6 @@ static const char *rb_range_check(struct trace_buffer *buffer,
 	unsigned long i, n = buffer->range_pages;
 	unsigned long kept = 0;
 	struct rb_subbuf *sb;
-	bool any = false;
 	u64 s;
 
 	*first = 1;
@@ -206,27 +269,18 @@ static const char *rb_range_check(struct trace_buffer *buffer,
 		return "no buffer of this layout and size";
 	if (pm->magic != RB_RANGE_MAGIC || pm->cpu != cb->cpu)
 		return "no buffer of this CPU";
-	for (i = 0; i < n; i++) {
-		s = READ_ONCE(pm->seq[i]);
-		if (s != RB_RANGE_NONE && (!any || s > *last)) {
-			*last = s;
-			any = true;
-		}
-	}
-	/* Positions are numbers << shift: keep half the range in reserve. */
-	if (any && *last > U64_MAX >> (cb->shift + 1))
-		return "sub-buffer numbers out of range";
-	s = max_t(u64, local64_read(&pm->head), READ_ONCE(pm->rd));
-	if (!any || s > *last) {
-		*first = *last + 1;
+	if (!rb_range_last(cb, n, last)) {
+		for (i = 0; i < n; i++)
+			if (READ_ONCE(pm->seq[i]) != RB_RANGE_NONE)
+				return "sub-buffer numbers out of range";
 		return NULL;
 	}
-	*first = s;
-	if (*last - *first >= cb->nr)
-		return "head out of range";
+	*first = rb_range_first(cb, *last, say);
+	if (*first > *last)
+		return NULL;
 	for (i = 0; i < n; i++) {
 		s = READ_ONCE(pm->seq[i]);
-		if (s == RB_RANGE_NONE || s < *first)
+		if (s < *first || s > *last)
 			continue;
 		sb = rb_slot_of(cb, s);
 		if (sb->page)
@@ -282,6 +336,32 @@ static bool rb_range_any_kept(struct trace_buffer *buffer)
  */
 
 /*
+ * Does the range hold a header of this kernel's layout and geometry?  A
+ * range of another one (word size, page or sub-buffer size, CPUs, size)
+ * is refused whole, and the log says what differs.
+ */
+static bool rb_range_same(struct rb_range_hdr *hdr, u32 subbuf_size,
+			  unsigned long n)
+{
+	const char *what = NULL;
+
+	if (hdr->magic != RB_RANGE_MAGIC)
+		return false;
+	if (hdr->layout != RB_RANGE_LAYOUT)
+		what = "layout";
+	else if (hdr->subbuf_size != subbuf_size)
+		what = "sub-buffer size";
+	else if (hdr->nr_cpus != nr_cpu_ids)
+		what = "number of CPUs";
+	else if (hdr->pages != n)
+		what = "number of sub-buffers";
+	if (what)
+		pr_info("Ring buffer meta: the range has another %s than this kernel's: starting empty\n",
+			what);
+	return !what;
+}
+
+/*
  * Geometry of the range, whether it holds a header of ours and whether
  * some CPU will keep events of the previous boot.
  */
@@ -307,10 +387,7 @@ int rb_range_setup(struct trace_buffer *buffer, unsigned long start,
 	buffer->range_part = part;
 	buffer->range_pages = n;
 	buffer->nr_default = n - 1;
-	buffer->range_valid = hdr->magic == RB_RANGE_MAGIC &&
-			      hdr->layout == RB_RANGE_LAYOUT &&
-			      hdr->subbuf_size == 1UL << shift &&
-			      hdr->nr_cpus == nr_cpu_ids && hdr->pages == n;
+	buffer->range_valid = rb_range_same(hdr, 1UL << shift, n);
 	if (!buffer->range_valid)
 		rb_range_forget(buffer);
 	hdr->magic = RB_RANGE_MAGIC;

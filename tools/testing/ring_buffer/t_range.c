@@ -47,7 +47,7 @@ static int t_log_count(int cpu, const char *what)
 		char line[512];
 
 		snprintf(line, sizeof(line), "%.*s", (int)len, l);
-		if (strstr(line, tag) && strstr(line, "ing buffer") &&
+		if ((cpu < 0 || strstr(line, tag)) && strstr(line, "ing buffer") &&
 		    (!what || strstr(line, what)))
 			n++;
 		l += len + !!e;
@@ -2267,9 +2267,10 @@ static int t_bound_cut(struct t_area *a, u32 first_id, int nev, int lead, int *m
  * again; a TIME_STAMP lower than the stamp before it costs the events
  * from there to the end of its sub-buffer, a number found twice (and the
  * one then missing) costs those sub-buffers, each with its line; a header
- * of another layout, sub-buffer numbers one past the largest this
- * geometry can represent and a head one sub-buffer too old are refused
- * with their reason, while numbers at that largest value are kept.
+ * of another layout and sub-buffer numbers one past the largest this
+ * geometry can represent are refused with their reason, while numbers at
+ * that largest value are kept (damage to one number, head or the read
+ * position: range_damage_costs_itself).
  * (ring_buffer.c's own layout: not for STOCK=1.)
  */
 static int test_range_bounds(void)
@@ -2379,15 +2380,6 @@ static int test_range_bounds(void)
 			t_area_put(&a);
 	}
 
-	/* a lapped ring, its head one sub-buffer older than the ring holds */
-	if (t_bound_write(&a, 3000, &id0))
-		return 1;
-	t_part_of(&a, &p);
-	last = t_part_last(&p, 0, &i);
-	T_ASSERT(last >= p.n);
-	p.pm[1] = p.pm[2] = last - (p.n - 1);
-	if (t_bound_refused(&a, "head out of range"))
-		return 1;
 
 	/* the page of the next to last sub-buffer numbered as the last */
 	if (t_bound_write(&a, 3000, &id0))
@@ -2401,6 +2393,116 @@ static int test_range_bounds(void)
 	snprintf(l2, sizeof(l2), "sub-buffer %llu found twice: lost", (unsigned long long)last);
 	lines[1] = l2;
 	return t_bound_cut(&a, id0, 3000, 1, &missing, lines);
+#endif
+}
+
+/*
+ * Damage that must cost only itself.  A lapped ring of CPU 0 is booted
+ * clean once, for reference (what it keeps, read through consume), then
+ * again from a copy of the range with one thing damaged:
+ *  - head one sub-buffer older than the ring holds, or a bit flipped high
+ *    in it: one "head out of range" line, the same events kept;
+ *  - the read position flipped high: one "read position out of range"
+ *    line, the same events kept;
+ *  - one page's number flipped high (2^40 more): that sub-buffer missing,
+ *    one line, every other event kept and the loss reported at its place;
+ *  - the header's layout word: one line naming the layout, nothing kept.
+ * (ring_buffer.c's layout: not for STOCK=1, which drops the CPU.)
+ */
+static int t_dm_boot(struct t_area *a, const u8 *save, const char *line, int *n)
+{
+	struct trace_buffer *b;
+
+	b = t_boot(a, RB_FL_OVERWRITE);
+	T_ASSERT(b);
+	if (line && (t_log_count(0, line) != 1 || t_log_count(0, T_PREV) != 1)) {
+		t_log_dump();
+		T_FAIL("cpu 0: want one \"%s\" line and its events kept", line);
+	}
+	*n = t_drain(b, 0, t_ids, t_tss, 8192);
+	ring_buffer_free(b);
+	memcpy(a->start, save, a->size);
+	return 0;
+}
+
+static int test_range_damage_costs_itself(void)
+{
+#ifdef RB_STOCK
+	T_SKIP("6.12 drops the whole CPU for damage to its records");
+#else
+	static u32 ref[8192];
+	struct trace_buffer *b;
+	struct t_area a;
+	struct t_part p;
+	u8 *save;
+	u64 last;
+	long i, j;
+	int nref, n;
+	u32 id0;
+
+	if (t_bound_write(&a, 3000, &id0))
+		return 1;
+	save = malloc(a.size);
+	T_ASSERT(save);
+	memcpy(save, a.start, a.size);
+	if (t_dm_boot(&a, save, T_PREV, &nref))
+		return 1;
+	T_ASSERT(nref > 100);
+	memcpy(ref, t_ids, nref * sizeof(*ref));
+	t_part_of(&a, &p);
+	last = t_part_last(&p, 0, &i);
+	T_ASSERT(last >= p.n);
+
+	for (int k = 0; k < 3; k++) {
+		const char *line = k < 2 ? "head out of range" : "read position out of range";
+
+		if (k == 0)
+			p.pm[1] = p.pm[2] = last - (p.n - 1);
+		else if (k == 1)
+			p.pm[1] ^= 1ULL << 45;
+		else
+			p.pm[2] ^= 1ULL << 45;
+		if (t_dm_boot(&a, save, line, &n))
+			return 1;
+		if (t_same(0, t_ids, t_tss, n, ref, nref))
+			T_FAIL("damage %d: not the events of the clean boot", k);
+	}
+
+	/* one page's number: its sub-buffer missing, the rest kept */
+	t_part_last(&p, last - 3, &j);
+	T_ASSERT(j >= 0);
+	p.seq[j] += 1ULL << 40;
+	b = t_boot(&a, RB_FL_OVERWRITE);
+	T_ASSERT(b);
+	{
+		char line[80];
+
+		snprintf(line, sizeof(line), "sub-buffer %llu missing: lost",
+			 (unsigned long long)last - 3);
+		if (t_log_count(0, line) != 1 || t_log_count(0, T_PREV) != 1) {
+			t_log_dump();
+			T_FAIL("cpu 0: want one \"%s\" line and the rest kept", line);
+		}
+	}
+	n = t_salvaged(b, 0, ref, nref, 1, 0);
+	if (n <= 0 || n > 300)
+		T_FAIL("one damaged number cost %d events", n);
+	ring_buffer_free(b);
+	memcpy(a.start, save, a.size);
+
+	/* the layout word of the header */
+	a.start[7] ^= 0x01;
+	b = t_boot(&a, RB_FL_OVERWRITE);
+	T_ASSERT(b);
+	if (t_log_count(-1, "the range has another layout") != 1 || t_log_count(0, T_PREV)) {
+		t_log_dump();
+		T_FAIL("another layout: want one line and nothing kept");
+	}
+	T_ASSERT(ring_buffer_empty_cpu(b, 0));
+	ring_buffer_free(b);
+	free(save);
+	t_area_put(&a);
+	return 0;
 #endif
 }
 
@@ -2631,6 +2733,7 @@ const struct rb_case rb_range_cases[] = {
 	{ "range_uncommitted", test_range_uncommitted },
 	{ "range_huge_numbers", test_range_huge_numbers },
 	{ "range_bounds", test_range_bounds },
+	{ "range_damage_costs_itself", test_range_damage_costs_itself },
 	{ "range_salvage", test_range_salvage },
 	{ "range_fuzz", test_range_fuzz },
 };
