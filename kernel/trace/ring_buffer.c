@@ -2527,7 +2527,7 @@ int trace_rb_cpu_prepare(unsigned int cpu, struct hlist_node *node)
 	return ret;
 }
 
-/* Keep writers of @cb out and wait for those inside (Documentation 10). */
+/* Keep writers of @cb out, wait for those inside: Documentation section 10. */
 static void rb_hold_writers(struct rb_cpu *cb)
 {
 	atomic_add(RB_HELD, &cb->record_disabled);

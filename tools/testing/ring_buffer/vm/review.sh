@@ -22,6 +22,11 @@
 #                "Context:", and "Return:" exactly when it returns a value.
 #   message      msg-names.py: every function and file the commit message
 #                (patches/ours.msg) names exists in build/src-ours.
+#   doc citations  doc-citations.py: every function
+#                Documentation/trace/ring-buffer.txt cites exists in our
+#                files or in build/src-ours, every litmus test it names
+#                exists, it has no source line numbers, and every section,
+#                step and barrier pair our comments cite is in it.
 #
 # The tools come from the pristine 6.12 tree (build/linux-6.12-pristine, or
 # KERNEL_TREE), sparse from Debian's package (installed when missing).
@@ -49,8 +54,9 @@ OURS=(kernel/trace/ring_buffer.c kernel/trace/ring_buffer_range.c
 # The objects sparse checks.
 OBJS=(kernel/trace/ring_buffer.o kernel/trace/ring_buffer_range.o
 	kernel/trace/ring_buffer_selftest.o)
-# checkpatch, sparse per object, kernel-doc per file, kdoc sections, message
-NTESTS=$((1 + ${#OBJS[@]} + ${#OURS[@]} + 1 + 1))
+# checkpatch, sparse per object, kernel-doc per file, kdoc sections, message,
+# doc citations
+NTESTS=$((1 + ${#OBJS[@]} + ${#OURS[@]} + 1 + 1 + 1))
 
 num=0 nfail=0
 # result ok|fail NAME [DIAG]: one KTAP result line (and one in REVIEW_RESULTS).
@@ -210,6 +216,16 @@ if python3 "$VM_DIR/msg-names.py" "$REPO/patches/ours.msg" "$src" > "$out" 2>&1;
 else
 	comment "$out"
 	result fail "commit message: every function and file it names exists" "$(tail -n 1 "$out")"
+fi
+
+# --- the design document cites what exists, and comments cite what it has ----------
+out=$log/doc-citations.txt
+if python3 "$VM_DIR/doc-citations.py" "$REPO" "$src" > "$out" 2>&1; then
+	echo "# $(tail -n 1 "$out")"
+	result ok "design document: cited functions, litmus tests, sections and pairs exist"
+else
+	comment "$out"
+	result fail "design document: cited functions, litmus tests, sections and pairs exist" "$(tail -n 1 "$out")"
 fi
 
 [ "$num" -eq "$NTESTS" ] || die "review.sh ran $num checks, planned $NTESTS"
