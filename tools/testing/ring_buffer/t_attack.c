@@ -936,7 +936,7 @@ static int attack_control_chaos(void)
 {
 	struct sim_thread w0 = { 0 }, w1 = { 0 }, r = { 0 };
 	struct trace_buffer *spare;
-	unsigned long n = 0;
+	unsigned long n = 0, swaps = 0;
 	double secs = 8;
 	time_t end;
 
@@ -964,9 +964,9 @@ static int attack_control_chaos(void)
 			ring_buffer_reset_cpu(AC.b, n % 2);
 			break;
 		case 3:
-			ring_buffer_resize(spare, ring_buffer_size(AC.b, 1) +
-					   ring_buffer_subbuf_size_get(AC.b) / 2, 1);
-			ring_buffer_swap_cpu(spare, AC.b, 1);
+			/* the same size, so that the swap can happen */
+			ring_buffer_resize(spare, ring_buffer_size(AC.b, 1), 1);
+			swaps += !ring_buffer_swap_cpu(spare, AC.b, 1);
 			break;
 		case 4:
 			ring_buffer_change_overwrite(AC.b, n % 4 == 0);
@@ -981,11 +981,13 @@ static int attack_control_chaos(void)
 	sim_thread_join(&w1);
 	sim_thread_join(&r);
 	sim_bind(0);
-	printf("# %lu control calls, %lu events consumed, %lu pages read, %lu read_page refusals\n",
-	       n, AC.reads, AC.pages, AC.refused);
+	printf("# %lu control calls, %lu swaps, %lu events consumed, %lu pages read, %lu read_page refusals\n",
+	       n, swaps, AC.reads, AC.pages, AC.refused);
 	ring_buffer_free(AC.b);
 	ring_buffer_free(spare);
 	T_ASSERT(!AC.bad);
+	/* a swap refused every time would test none */
+	T_ASSERT(swaps > 0);
 	return 0;
 }
 
