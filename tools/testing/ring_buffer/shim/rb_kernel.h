@@ -574,7 +574,9 @@ static inline V pfx##_xchg(T *v, V n) { return __atomic_exchange_n(&v->counter, 
 static inline V pfx##_cmpxchg(T *v, V o, V n) \
 { __atomic_compare_exchange_n(&v->counter, &o, n, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); return o; } \
 static inline bool pfx##_try_cmpxchg(T *v, V *o, V n) \
-{ return __atomic_compare_exchange_n(&v->counter, o, n, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); }
+{ return __atomic_compare_exchange_n(&v->counter, o, n, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); } \
+static inline bool pfx##_try_cmpxchg_relaxed(T *v, V *o, V n) \
+{ return __atomic_compare_exchange_n(&v->counter, o, n, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED); }
 
 __RB_ATOMIC_OPS(atomic, atomic_t, int)
 __RB_ATOMIC_OPS(atomic_long, atomic_long_t, long)
