@@ -20,6 +20,7 @@
 #include <linux/slab.h>
 #include <linux/mm.h>
 #include <linux/export.h>
+#include <linux/sort.h>
 #include <asm/ring_buffer.h>
 #include <asm/sections.h>
 
@@ -188,32 +189,44 @@ static unsigned long rb_range_salvage(struct rb_cpu *cb, u64 s, bool say)
 	return local_read(&sb->cum);
 }
 
+static int rb_range_cmp(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 /*
  * The newest sub-buffer of the previous boot: the end of the span of
  * cb->nr numbers that most pages of the part claim (the ring holds no
  * more), the newest such span on a tie.  A page whose number lies
  * outside it (a flipped bit, say) costs only its own sub-buffer, which
  * the salvage then finds missing.  Numbers this geometry cannot
- * represent never count.  Returns false if no page has a number.
+ * represent never count.  Returns the pages in that span (0: no page
+ * has a number), or -ENOMEM.
  */
-static bool rb_range_last(struct rb_cpu *cb, unsigned long n, u64 *last)
+static long rb_range_last(struct rb_cpu *cb, unsigned long n, u64 *last)
 {
-	u64 lim = U64_MAX >> (cb->shift + 1), s, t;
-	unsigned long i, j, c, best = 0;
+	u64 lim = U64_MAX >> (cb->shift + 1), *v;
+	unsigned long i, lo = 0, k = 0, best = 0;
 
+	v = kvmalloc_array(n, sizeof(*v), GFP_KERNEL);
+	if (!v)
+		return -ENOMEM;
 	for (i = 0; i < n; i++) {
-		s = READ_ONCE(cb->pm->seq[i]);
-		if (s > lim)		/* also RB_RANGE_NONE */
-			continue;
-		for (c = 0, j = 0; j < n; j++) {
-			t = READ_ONCE(cb->pm->seq[j]);
-			c += t <= s && s - t < cb->nr;
-		}
-		if (c > best || (c == best && s > *last)) {
-			best = c;
-			*last = s;
+		v[k] = READ_ONCE(cb->pm->seq[i]);
+		k += v[k] <= lim;	/* not RB_RANGE_NONE either */
+	}
+	sort(v, k, sizeof(*v), rb_range_cmp, NULL);
+	for (i = 0; i < k; i++) {
+		while (v[i] - v[lo] >= cb->nr)
+			lo++;
+		if (i - lo + 1 >= best) {
+			best = i - lo + 1;
+			*last = v[i];
 		}
 	}
+	kvfree(v);
 	return best;
 }
 
@@ -261,6 +274,7 @@ static const char *rb_range_check(struct trace_buffer *buffer,
 	unsigned long i, n = buffer->range_pages;
 	unsigned long kept = 0;
 	struct rb_subbuf *sb;
+	long span;
 	u64 s;
 
 	*first = 1;
@@ -269,7 +283,10 @@ static const char *rb_range_check(struct trace_buffer *buffer,
 		return "no buffer of this layout and size";
 	if (pm->magic != RB_RANGE_MAGIC || pm->cpu != cb->cpu)
 		return "no buffer of this CPU";
-	if (!rb_range_last(cb, n, last)) {
+	span = rb_range_last(cb, n, last);
+	if (span < 0)
+		return "no memory to check it";
+	if (!span) {
 		for (i = 0; i < n; i++)
 			if (READ_ONCE(pm->seq[i]) != RB_RANGE_NONE)
 				return "sub-buffer numbers out of range";

@@ -956,6 +956,9 @@ void sim_free_pages(void *addr, unsigned int order);
 #define kzalloc_node(s, f, n) kzalloc(s, f)
 #define kcalloc(n, s, f) kzalloc((size_t)(n) * (s), f)
 #define kmalloc_array(n, s, f) kmalloc((size_t)(n) * (s), f)
+/* lib/sort.c: the order is all that matters here */
+void qsort(void *base, size_t nmemb, size_t size, int (*cmp)(const void *, const void *));
+#define sort(base, num, size, cmp, swap) qsort((base), (num), (size), (cmp))
 #define kcalloc_node(n, s, f, nd) kcalloc(n, s, f)
 #define kvmalloc(s, f) kmalloc(s, f)
 #define kvzalloc(s, f) kzalloc(s, f)
