@@ -49,8 +49,9 @@
  * never take.
  *
  * Persistent buffers, whose rings live in a memory range kept across a
- * reboot, have the code of their own in ring_buffer_range.c; the types
- * and helpers both files use are in ring_buffer_internal.h.
+ * reboot, have the code of their own in ring_buffer_range.c, user-space
+ * mappings theirs in ring_buffer_map.c; the types and helpers the files
+ * share are in ring_buffer_internal.h.
  */
 #include <linux/ring_buffer.h>
 #include <linux/trace_clock.h>
@@ -113,8 +114,6 @@ struct buffer_data_read_page {
 	struct rb_data_page	*data;
 };
 
-/* Bytes of data in a commit word (the rest are the lost-events flags). */
-#define RB_COMMIT_MASK		(RB_SUBBUF_MAX - 1)
 /* Events were lost, how many is not known: "[LOST EVENTS]" in ftrace. */
 #define RB_LOST_UNKNOWN		(~0UL)
 /* rd_total before the reader asked, and when it cannot be told. */
@@ -1527,31 +1526,6 @@ rb_read_one(struct trace_buffer *buffer, int cpu, u64 *ts,
 	return ev;
 }
 
-/*
- * Refresh what a user mapping's meta page says; @lost: events lost before
- * the reader's page that its commit word could not flag.  Reader lock held.
- */
-static void rb_meta_update(struct rb_cpu *cb, unsigned long lost)
-{
-	struct trace_buffer_meta *m = cb->meta;
-	struct rb_cursor *rd = &cb->rd;
-	unsigned int read = rd->off;
-
-	if (!m)
-		return;
-	/* A page the reader has left is read to the end. */
-	if (!rd->own)
-		read = local_read(&rd->copy->commit) & RB_COMMIT_MASK;
-	WRITE_ONCE(m->reader.lost_events, lost);
-	WRITE_ONCE(m->reader.id, cb->rd_id);
-	WRITE_ONCE(m->reader.read, read);
-	WRITE_ONCE(m->entries, local_read(&cb->committed));
-	WRITE_ONCE(m->overrun, local_read(&cb->overrun));
-	WRITE_ONCE(m->read, cb->read);
-	flush_dcache_folio(virt_to_folio(m));
-	flush_dcache_folio(virt_to_folio(rd->copy));
-}
-
 /**
  * ring_buffer_peek - look at the next event of a CPU without consuming it
  * @buffer: the buffer
@@ -1594,28 +1568,10 @@ EXPORT_SYMBOL_GPL(ring_buffer_consume);
  * Whole sub-buffers for splice and trace_pipe_raw
  */
 
-static struct rb_data_page *rb_page_alloc(int cpu, unsigned int order,
-					  gfp_t gfp)
-{
-	struct page *page;
-
-	/* Compound: a user mapping takes a reference on each page. */
-	page = alloc_pages_node(cpu_to_node(cpu),
-				gfp | __GFP_NOWARN | __GFP_ZERO | __GFP_COMP,
-				order);
-	return page ? page_address(page) : NULL;
-}
-
 /* Sub-buffers for @size bytes of data, at least two; no overflow. */
 static unsigned long rb_nr_for(unsigned long size, unsigned long cap)
 {
 	return max(size / cap + !!(size % cap), 2UL);
-}
-
-static void rb_page_free(struct rb_data_page *page, unsigned int order)
-{
-	if (page)
-		free_pages((unsigned long)page, order);
 }
 
 /**
@@ -3751,16 +3707,17 @@ int ring_buffer_print_page_header(struct trace_buffer *buffer,
 }
 
 /* ---------------------------------------------------------------------
- * User-space mappings of a CPU's ring (mmap of trace_pipe_raw)
- *
- * See Documentation section 8a.
+ * User-space mappings of a CPU's ring: what the lockless protocol has to
+ * do for them (the page numbering, the live page's publication, GET_READER's
+ * take).  The mapping itself, the meta page and the API are in
+ * ring_buffer_map.c.  See Documentation section 8a.
  */
 
 /*
  * Every page by id: the reader's, and each slot's (next while taken).
  * Reader lock held; writers may run.
  */
-static void rb_map_pages(struct rb_cpu *cb, struct rb_data_page **pages)
+void rb_map_pages(struct rb_cpu *cb, struct rb_data_page **pages)
 {
 	unsigned long i;
 
@@ -3809,27 +3766,17 @@ static void rb_map_publish(void *arg)
 	ms->done = true;
 }
 
-/* First mapping: number the pages, fill in the meta page; writers go on. */
-static int rb_map_first(struct rb_cpu *cb)
+/*
+ * Number the pages for a first mapping and publish the live page, on the
+ * ring's CPU.  A writer leaves soon.  If none ever did, the ids given at
+ * allocation stay (also a valid numbering) and the next write stores the
+ * live commit word.
+ */
+void rb_map_number(struct rb_cpu *cb)
 {
 	struct rb_map_sync ms = { .cb = cb };
-	struct trace_buffer_meta *m;
 	int tries;
 
-	m = (void *)rb_page_alloc(cb->cpu, cb->order, GFP_KERNEL);
-	if (!m)
-		return -ENOMEM;
-	m->meta_page_size = PAGE_SIZE << cb->order;
-	m->meta_struct_len = sizeof(*m);
-	m->subbuf_size = PAGE_SIZE << cb->order;
-	m->nr_subbufs = cb->nr + 1;
-	/* Writers that began before cb->mapped was set may still set ptail. */
-	synchronize_rcu();
-	/*
-	 * A writer leaves soon.  If none ever did, the ids given at
-	 * allocation stay (also a valid numbering) and the next write
-	 * stores the live commit word.
-	 */
 	for (tries = 0; !ms.done && tries < RB_READ_TRIES; tries++) {
 		if (smp_call_function_single(cb->cpu, rb_map_publish, &ms, 1)) {
 			/*
@@ -3844,163 +3791,10 @@ static int rb_map_first(struct rb_cpu *cb)
 		}
 		cond_resched();
 	}
-	raw_spin_lock_irq(&cb->reader_lock);
-	cb->meta = m;
-	rb_meta_update(cb, 0);
-	raw_spin_unlock_irq(&cb->reader_lock);
-	return 0;
 }
-
-/* Put the pages asked for by @vma into it. */
-static int rb_map_vma(struct rb_cpu *cb, struct vm_area_struct *vma)
-{
-	unsigned long per = 1UL << cb->order, nr = cb->nr + 1;
-	unsigned long total = (nr + 1) * per, off = vma->vm_pgoff;
-	unsigned long count = vma_pages(vma), i, n;
-	struct rb_data_page **pages;
-	struct page **list;
-	int ret = -ENOMEM;
-
-	if (!count || off >= total || count > total - off || off % per)
-		return -EINVAL;
-	pages = kcalloc(nr, sizeof(*pages), GFP_KERNEL);
-	list = kcalloc(count, sizeof(*list), GFP_KERNEL);
-	if (!pages || !list)
-		goto out;
-	raw_spin_lock_irq(&cb->reader_lock);
-	rb_map_pages(cb, pages);
-	raw_spin_unlock_irq(&cb->reader_lock);
-	for (i = 0; i < count; i++) {
-		unsigned long pg = off + i;
-		void *addr = pg < per ? (void *)cb->meta : pages[pg / per - 1];
-
-		list[i] = virt_to_page(addr) + pg % per;
-	}
-	vm_flags_mod(vma, VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP,
-		     VM_MAYWRITE);
-	n = count;
-	ret = vm_insert_pages(vma, vma->vm_start, list, &n);
-out:
-	kfree(list);
-	kfree(pages);
-	return ret;
-}
-
-/* Mappings of @cb after adding @delta.  Mutex held. */
-static unsigned int rb_map_count(struct rb_cpu *cb, int delta)
-{
-	raw_spin_lock_irq(&cb->reader_lock);
-	cb->mapped += delta;
-	raw_spin_unlock_irq(&cb->reader_lock);
-	return cb->mapped;
-}
-
-/* The last mapping is gone: so is the meta page.  Mutex held. */
-static void rb_map_drop(struct rb_cpu *cb)
-{
-	struct trace_buffer_meta *m = cb->meta;
-
-	raw_spin_lock_irq(&cb->reader_lock);
-	cb->meta = NULL;
-	raw_spin_unlock_irq(&cb->reader_lock);
-	rb_page_free((void *)m, cb->order);
-}
-
-/**
- * ring_buffer_map - map a CPU's ring into user space
- * @buffer: the buffer
- * @cpu: the CPU
- * @vma: the mapping, read-only and shared
- *
- * The mapping shows the meta page (struct trace_buffer_meta), then each
- * sub-buffer of the ring by id, the live pages the writer fills, not
- * copies.  While a ring is mapped, resizing it or changing the sub-buffer
- * size returns -EBUSY.
- *
- * Context: Process context, mmap_lock held; takes the buffer's mutex.
- * Return: 0, -EINVAL for a CPU not in the buffer or a range beyond the
- * file, -EPERM for a writable, executable or private mapping, -EBUSY for
- * a persistent buffer, -ENOMEM, -EOPNOTSUPP without an MMU.
- */
-int ring_buffer_map(struct trace_buffer *buffer, int cpu,
-		    struct vm_area_struct *vma)
-{
-	struct rb_cpu *cb = rb_cpu_get(buffer, cpu);
-	int ret = 0;
-
-	if (!cb)
-		return -EINVAL;
-	if (!IS_ENABLED(CONFIG_MMU))
-		return -EOPNOTSUPP;
-	/* The range may not be in the kernel's linear map. */
-	if (cb->pm)
-		return -EBUSY;
-	if ((vma->vm_flags & (VM_WRITE | VM_EXEC)) ||
-	    !(vma->vm_flags & VM_MAYSHARE))
-		return -EPERM;
-	mutex_lock(&buffer->mutex);
-	/* First: from here on read_page() leaves the pages in the ring. */
-	if (rb_map_count(cb, 1) == 1)
-		ret = rb_map_first(cb);
-	if (!ret)
-		ret = rb_map_vma(cb, vma);
-	if (ret && !rb_map_count(cb, -1))
-		rb_map_drop(cb);
-	mutex_unlock(&buffer->mutex);
-	return ret;
-}
-EXPORT_SYMBOL_GPL(ring_buffer_map);
-
-/**
- * ring_buffer_map_dup - account a copied mapping
- * @buffer: the buffer
- * @cpu: the CPU
- *
- * For a mapping duplicated without ring_buffer_map() (the vma's open).
- *
- * Context: Process context; takes the buffer's mutex.
- */
-void ring_buffer_map_dup(struct trace_buffer *buffer, int cpu)
-{
-	struct rb_cpu *cb = rb_cpu_get(buffer, cpu);
-
-	if (!cb)
-		return;
-	mutex_lock(&buffer->mutex);
-	if (!WARN_ON_ONCE(!cb->mapped))
-		rb_map_count(cb, 1);
-	mutex_unlock(&buffer->mutex);
-}
-EXPORT_SYMBOL_GPL(ring_buffer_map_dup);
-
-/**
- * ring_buffer_unmap - drop one mapping of a CPU's ring
- * @buffer: the buffer
- * @cpu: the CPU
- *
- * Context: Process context; takes the buffer's mutex.
- * Return: 0, -EINVAL for a CPU not in the buffer, -ENODEV if not mapped.
- */
-int ring_buffer_unmap(struct trace_buffer *buffer, int cpu)
-{
-	struct rb_cpu *cb = rb_cpu_get(buffer, cpu);
-	int ret = 0;
-
-	if (!cb)
-		return -EINVAL;
-	mutex_lock(&buffer->mutex);
-	if (!cb->mapped)
-		ret = -ENODEV;
-	else if (!rb_map_count(cb, -1))
-		rb_map_drop(cb);
-	mutex_unlock(&buffer->mutex);
-	return ret;
-}
-EXPORT_SYMBOL_GPL(ring_buffer_unmap);
 
 /* See ring_buffer_map_get_reader().  Reader lock held. */
-static unsigned long rb_map_next(struct trace_buffer *buffer,
-				 struct rb_cpu *cb)
+unsigned long rb_map_next(struct trace_buffer *buffer, struct rb_cpu *cb)
 {
 	struct rb_cursor *rd = &cb->rd;
 	struct ring_buffer_event *ev;
@@ -4040,35 +3834,3 @@ static unsigned long rb_map_next(struct trace_buffer *buffer,
 	local_set(&rd->copy->commit, commit);
 	return 0;
 }
-
-/**
- * ring_buffer_map_get_reader - move a mapping's reader on
- * @buffer: the buffer
- * @cpu: the CPU
- *
- * Events of the reader's sub-buffer beyond what the meta page said count as
- * read; without any, the next sub-buffer with events becomes the reader's
- * (Documentation section 8a).  The meta page is refreshed.
- *
- * Context: Process context; takes the buffer's mutex.
- * Return: 0 (also when there is nothing to read), -EINVAL for a CPU not
- * in the buffer, -ENODEV when the ring is not mapped.
- */
-int ring_buffer_map_get_reader(struct trace_buffer *buffer, int cpu)
-{
-	struct rb_cpu *cb = rb_cpu_get(buffer, cpu);
-	int ret = -ENODEV;
-
-	if (!cb)
-		return -EINVAL;
-	mutex_lock(&buffer->mutex);
-	if (cb->mapped) {
-		raw_spin_lock_irq(&cb->reader_lock);
-		rb_meta_update(cb, rb_map_next(buffer, cb));
-		raw_spin_unlock_irq(&cb->reader_lock);
-		ret = 0;
-	}
-	mutex_unlock(&buffer->mutex);
-	return ret;
-}
-EXPORT_SYMBOL_GPL(ring_buffer_map_get_reader);

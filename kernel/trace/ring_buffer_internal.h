@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Private to the ring buffer: the types and small helpers that both
- * ring_buffer.c (the rings, their writers and readers, the API) and
- * ring_buffer_range.c (persistent buffers) use, and the functions each
- * file offers the other.  Nothing here is for the rest of the kernel.
+ * Private to the ring buffer: the types and small helpers that
+ * ring_buffer.c (the rings, their writers and readers, the API),
+ * ring_buffer_range.c (persistent buffers) and ring_buffer_map.c (user-space
+ * mappings) share, and the functions each file offers the others.
+ * Nothing here is for the rest of the kernel.
  */
 #ifndef _TRACE_RING_BUFFER_INTERNAL_H
 #define _TRACE_RING_BUFFER_INTERNAL_H
@@ -18,6 +19,8 @@
 #include <linux/wait.h>
 #include <linux/atomic.h>
 #include <linux/math64.h>
+#include <linux/gfp.h>
+#include <linux/mm.h>
 #include <asm/local.h>
 #include <asm/local64.h>
 
@@ -48,6 +51,8 @@
 #define RB_ABS_MASK		((1ULL << 59) - 1)
 /* Sub-buffers may not exceed 1 MiB: readers mask commit with 0xfffff. */
 #define RB_SUBBUF_MAX		BIT(20)
+/* Bytes of data in a commit word (the rest are the lost-events flags). */
+#define RB_COMMIT_MASK		(RB_SUBBUF_MAX - 1)
 
 static inline u64 rb_meta_val(struct ring_buffer_event *ev)
 {
@@ -348,6 +353,27 @@ static inline void rb_range_seq(struct rb_cpu *cb, struct rb_data_page *page,
 	WRITE_ONCE(cb->pm->seq[rb_range_idx(cb, page)], seq);
 }
 
+/*
+ * A sub-buffer's page, zeroed.  Compound: a user mapping takes a reference
+ * on each page.
+ */
+static inline struct rb_data_page *rb_page_alloc(int cpu, unsigned int order,
+						 gfp_t gfp)
+{
+	struct page *page;
+
+	page = alloc_pages_node(cpu_to_node(cpu),
+				gfp | __GFP_NOWARN | __GFP_ZERO | __GFP_COMP,
+				order);
+	return page ? page_address(page) : NULL;
+}
+
+static inline void rb_page_free(struct rb_data_page *page, unsigned int order)
+{
+	if (page)
+		free_pages((unsigned long)page, order);
+}
+
 /* ---------------------------------------------------------------------
  * Functions of one file that the other calls
  */
@@ -361,6 +387,9 @@ struct trace_buffer *rb_alloc_buffer(unsigned long size, unsigned int flags,
 				     unsigned int order, unsigned long start,
 				     unsigned long range_size,
 				     struct lock_class_key *key);
+void rb_map_number(struct rb_cpu *cb);
+void rb_map_pages(struct rb_cpu *cb, struct rb_data_page **pages);
+unsigned long rb_map_next(struct trace_buffer *buffer, struct rb_cpu *cb);
 
 /* ring_buffer_range.c */
 int rb_range_setup(struct trace_buffer *buffer, unsigned long start,
@@ -371,5 +400,8 @@ void rb_range_forget_cpus(struct trace_buffer *buffer,
 			  const struct cpumask *mask);
 void rb_range_watch_panic(struct trace_buffer *buffer);
 void rb_range_unwatch_panic(struct trace_buffer *buffer);
+
+/* ring_buffer_map.c */
+void rb_meta_update(struct rb_cpu *cb, unsigned long lost);
 
 #endif /* _TRACE_RING_BUFFER_INTERNAL_H */

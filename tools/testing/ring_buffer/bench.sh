@@ -34,7 +34,7 @@ row() {
 top=$(cd "$(dirname "$0")/../../.." && pwd)
 # Our sources (split into words on purpose below).
 srcs="kernel/trace/ring_buffer.c kernel/trace/ring_buffer_range.c
-	kernel/trace/ring_buffer_internal.h"
+	kernel/trace/ring_buffer_map.c kernel/trace/ring_buffer_internal.h"
 rev=$(git -C "$top" log -1 --format=%h -- $srcs 2>/dev/null || echo '?')
 git -C "$top" diff --quiet -- $srcs 2>/dev/null || rev="$rev+uncommitted changes"
 echo "Ring buffer user-space benchmark (same shims, gcc -O2, x86_64, $(nproc) cores)"

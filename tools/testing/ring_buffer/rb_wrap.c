@@ -2,9 +2,10 @@
 /*
  * The ring buffer under test, compiled unchanged: RB_SRC names either the
  * repository's kernel/trace/ring_buffer.c or a copy of the stock 6.12 file.
- * Ours also has RB_RANGE_SRC, its kernel/trace/ring_buffer_range.c
- * (persistent buffers): both files go into this one translation unit, so
- * the hooks below reach the static functions of either.  rb_kernel.h
+ * Ours also has RB_RANGE_SRC and RB_MAP_SRC, its
+ * kernel/trace/ring_buffer_range.c (persistent buffers) and
+ * ring_buffer_map.c (user-space mappings): the files go into this one
+ * translation unit, so the hooks below reach the static functions of each.  rb_kernel.h
  * stands in for the kernel around them.
  */
 #include "rb_kernel.h"
@@ -34,6 +35,9 @@ static void *t_rb_memcpy(void *dst, const void *src, size_t n)
 #include RB_SRC
 #ifdef RB_RANGE_SRC
 #include RB_RANGE_SRC
+#endif
+#ifdef RB_MAP_SRC
+#include RB_MAP_SRC
 #endif
 
 #undef memcpy

@@ -4,7 +4,8 @@
 
 The C side is kernel/trace/ring_buffer.c with the files compiled with it,
 ring_buffer_internal.h (helpers of the write and read paths, inline) and
-ring_buffer_range.c (persistent buffers): their functions are read as one
+ring_buffer_range.c (persistent buffers) and ring_buffer_map.c (user-space
+mappings): their functions are read as one
 source, as the harness compiles them.
 
 Every modelled step of ring_buffer.pml names the C function it stands for
@@ -310,7 +311,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--c', nargs='+', default=[
         os.path.join(REPO, 'kernel/trace', f) for f in
-        ('ring_buffer.c', 'ring_buffer_internal.h', 'ring_buffer_range.c')])
+        ('ring_buffer.c', 'ring_buffer_internal.h', 'ring_buffer_range.c',
+         'ring_buffer_map.c')])
     ap.add_argument('--pml', default=os.path.join(HERE, 'ring_buffer.pml'))
     ap.add_argument('--list', nargs='*', help='print the keys of these functions')
     ap.add_argument('--self-test', metavar='DIR',

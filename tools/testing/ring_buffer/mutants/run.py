@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """
 Mutation testing of kernel/trace/ring_buffer.c and the files compiled with
-it (SOURCES: ring_buffer_range.c and ring_buffer_internal.h, next to it):
+it (SOURCES: ring_buffer_range.c, ring_buffer_internal.h and
+ring_buffer_map.c, next to it):
 each mutant of mutants.txt is applied to a copy of its file (mutants.txt's
 "file", ring_buffer.c by default) under the build directory, never to the
 file itself; the copies are compiled into the ASan test program, which is
@@ -64,7 +65,8 @@ TARGET = 0.90
 # The files a mutant may change, all in MUT_SRC's directory: the first is
 # MUT_SRC's own name, the default of a mutant's "file".  A file missing
 # there (as for the stock 6.12 source) is left out.
-SOURCES = ('ring_buffer.c', 'ring_buffer_range.c', 'ring_buffer_internal.h')
+SOURCES = ('ring_buffer.c', 'ring_buffer_range.c', 'ring_buffer_internal.h',
+           'ring_buffer_map.c')
 
 
 class ListError(Exception):
@@ -291,6 +293,8 @@ class Runner:
         defs = ['-DRB_SRC="%s"' % os.path.join(d, SOURCES[0])]
         if SOURCES[1] in srcs:
             defs.append('-DRB_RANGE_SRC="%s"' % os.path.join(d, SOURCES[1]))
+        if SOURCES[3] in srcs:
+            defs.append('-DRB_MAP_SRC="%s"' % os.path.join(d, SOURCES[3]))
         cmd = self.cc + self.cflags + defs + ['-c', self.wrap, '-o', obj]
         r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                            text=True)

@@ -65,9 +65,11 @@ for kind in stock ours; do
 	# What goes into our kernel is the working tree's ring buffer, now.
 	if [ $kind = ours ]; then
 		rev=$(git -C "$REPO" log -1 --format=%h -- kernel/trace/ring_buffer.c \
-			kernel/trace/ring_buffer_range.c kernel/trace/ring_buffer_internal.h)
+			kernel/trace/ring_buffer_range.c kernel/trace/ring_buffer_map.c \
+			kernel/trace/ring_buffer_internal.h)
 		git -C "$REPO" diff --quiet HEAD -- kernel/trace/ring_buffer.c \
-			kernel/trace/ring_buffer_range.c kernel/trace/ring_buffer_internal.h \
+			kernel/trace/ring_buffer_range.c kernel/trace/ring_buffer_map.c \
+			kernel/trace/ring_buffer_internal.h \
 			include/linux/ring_buffer.h || rev="$rev + uncommitted changes"
 	fi
 	bash "$VM_DIR/mkpatch.sh" $kind "$patch"

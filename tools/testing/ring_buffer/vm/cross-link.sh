@@ -107,6 +107,7 @@ fi
 stage_start "build obj-$kind-cross-$arch (W=1 kernel/trace/ lib/ arch/$karch/lib/, -j${JOBS:-2})"
 log=$obj/build.log
 rm -f "$obj"/kernel/trace/ring_buffer.o "$obj"/kernel/trace/ring_buffer_range.o \
+	"$obj"/kernel/trace/ring_buffer_map.o \
 	"$obj"/kernel/trace/ring_buffer_selftest.o
 t0=$(date +%s)
 set +e
@@ -118,7 +119,7 @@ make -C "$src" O="$obj" "${kargs[@]}" W=1 -j"${JOBS:-2}" \
 		END { printf "    ... %d objects built\n", n }'
 rc=${PIPESTATUS[0]}
 set -e
-ours='(^|/)(kernel/trace/ring_buffer(_selftest|_range)?\.c|kernel/trace/ring_buffer_internal\.h|include/linux/ring_buffer\.h):[0-9]+(:[0-9]+)?: (warning|error)'
+ours='(^|/)(kernel/trace/ring_buffer(_selftest|_range|_map)?\.c|kernel/trace/ring_buffer_internal\.h|include/linux/ring_buffer\.h):[0-9]+(:[0-9]+)?: (warning|error)'
 nwarn=$(grep -cE '(warning|error):' "$log" || true)
 nours=$(grep -cE "$ours" "$log" || true)
 msg "$arch: $nwarn warning/error lines in the whole W=1 build, $nours in our files"
@@ -134,7 +135,7 @@ if [ "$rc" -ne 0 ]; then
 fi
 # Our objects must really have been built: a config that lost them would
 # pass with nothing checked.
-for o in ring_buffer.o ring_buffer_range.o ring_buffer_selftest.o; do
+for o in ring_buffer.o ring_buffer_range.o ring_buffer_map.o ring_buffer_selftest.o; do
 	[ -f "$obj/kernel/trace/$o" ] || { stage_end FAILED; die "$arch: no kernel/trace/$o built"; }
 done
 if [ "$nours" -ne 0 ]; then
@@ -171,6 +172,7 @@ if [ -z "$(helpers_missing "$probe.o")" ]; then
 fi
 missing=$(helpers_missing "$obj/kernel/trace/ring_buffer.o" \
 	"$obj/kernel/trace/ring_buffer_range.o" \
+	"$obj/kernel/trace/ring_buffer_map.o" \
 	"$obj/kernel/trace/ring_buffer_selftest.o")
 if [ -n "$missing" ]; then
 	msg "$arch: our objects need libgcc helpers the kernel does not have:" $missing

@@ -7,7 +7,7 @@ and with the code.  It fails when
 
   (a) a function the document cites ("name()") is in none of our files
       (kernel/trace/ring_buffer.c, ring_buffer_range.c,
-      ring_buffer_internal.h, ring_buffer_selftest.c,
+      ring_buffer_map.c, ring_buffer_internal.h, ring_buffer_selftest.c,
       include/linux/ring_buffer.h: their code, comments left out) nor
       anywhere in the kernel TREE (a call, definition or declaration in
       a .c or .h file);
@@ -31,6 +31,7 @@ import sys
 DOC = 'Documentation/trace/ring-buffer.txt'
 LITMUS = 'tools/testing/ring_buffer/litmus'
 OURS = ['kernel/trace/ring_buffer.c', 'kernel/trace/ring_buffer_range.c',
+        'kernel/trace/ring_buffer_map.c',
         'kernel/trace/ring_buffer_internal.h',
         'kernel/trace/ring_buffer_selftest.c', 'include/linux/ring_buffer.h']
 

@@ -51,6 +51,7 @@ case $kind in
 ours)
 	for f in include/linux/ring_buffer.h kernel/trace/ring_buffer.c \
 		kernel/trace/ring_buffer_range.c \
+		kernel/trace/ring_buffer_map.c \
 		kernel/trace/ring_buffer_internal.h \
 		Documentation/trace/ring-buffer.txt \
 		Documentation/trace/ring-buffer-design.rst; do

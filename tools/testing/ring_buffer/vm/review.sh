@@ -49,10 +49,11 @@ src=$BUILD/src-ours
 obj=${REVIEW_OBJ:-$BUILD/obj-ours}
 # Our files, as paths inside the kernel tree.
 OURS=(kernel/trace/ring_buffer.c kernel/trace/ring_buffer_range.c
-	kernel/trace/ring_buffer_internal.h include/linux/ring_buffer.h
+	kernel/trace/ring_buffer_map.c kernel/trace/ring_buffer_internal.h include/linux/ring_buffer.h
 	kernel/trace/ring_buffer_selftest.c)
 # The objects sparse checks.
 OBJS=(kernel/trace/ring_buffer.o kernel/trace/ring_buffer_range.o
+	kernel/trace/ring_buffer_map.o
 	kernel/trace/ring_buffer_selftest.o)
 # checkpatch, sparse per object, kernel-doc per file, kdoc sections, message,
 # doc citations
@@ -200,7 +201,8 @@ done
 # --- Context: and Return: of the exported functions ---------------------------------
 out=$log/kdoc-sections.txt
 if python3 "$VM_DIR/kdoc-sections.py" "$REPO/kernel/trace/ring_buffer.c" \
-	"$REPO/kernel/trace/ring_buffer_range.c" > "$out" 2>&1; then
+	"$REPO/kernel/trace/ring_buffer_range.c" \
+	"$REPO/kernel/trace/ring_buffer_map.c" > "$out" 2>&1; then
 	echo "# $(tail -n 1 "$out")"
 	result ok "kernel-doc Context:/Return: of exported functions"
 else
