@@ -1125,8 +1125,7 @@ rb_cur_event(struct trace_buffer *buffer, struct rb_cursor *cur, u64 *ts)
 			cur->ts += rb_meta_val(ev);
 			break;
 		case RINGBUF_TYPE_TIME_STAMP:
-			/* The top bits are the last stamp's, see RB_ABS_MASK. */
-			cur->ts = rb_meta_val(ev) | (cur->ts & ~RB_ABS_MASK);
+			cur->ts = rb_abs_stamp(ev, cur->ts);
 			break;
 		default:
 			*ts = cur->ts + ev->time_delta;

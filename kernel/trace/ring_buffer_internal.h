@@ -60,6 +60,21 @@ static inline u64 rb_meta_val(struct ring_buffer_event *ev)
 }
 
 /* Bytes an event takes in the buffer, or 0 where none can start. */
+/*
+ * The stamp of a TIME_STAMP event that follows stamp @prev.  The event keeps
+ * 59 bits; the rest are @prev's, carried once when the low bits went round
+ * (as 6.12's rb_fix_abs_ts() does).  A stamp less than 2^58 behind @prev is
+ * one that went back (a damaged range), not one that went round.
+ */
+static inline u64 rb_abs_stamp(struct ring_buffer_event *ev, u64 prev)
+{
+	u64 abs = rb_meta_val(ev) | (prev & ~RB_ABS_MASK);
+
+	if (abs < prev && prev - abs > RB_ABS_MASK / 2)
+		abs += RB_ABS_MASK + 1;
+	return abs;
+}
+
 static inline unsigned int rb_ev_size(struct ring_buffer_event *ev)
 {
 	switch (ev->type_len) {

@@ -120,7 +120,7 @@ static const char *rb_range_subbuf(struct rb_cpu *cb, struct rb_subbuf *sb)
 			continue;
 		}
 		if (ev->type_len == RINGBUF_TYPE_TIME_STAMP) {
-			abs = rb_meta_val(ev) | (t & ~RB_ABS_MASK);
+			abs = rb_abs_stamp(ev, t);
 			if (abs < t)
 				return "time stamps go back";
 			t = abs;

@@ -2493,6 +2493,48 @@ static int test_clock_jumps(void)
 	return 0;
 }
 
+/*
+ * Absolute stamps keep 59 bits in the event: one that crosses a multiple
+ * of 2^59 after the stamp before it carries into the top bits, for the
+ * consuming reader and the iterator alike (6.12: rb_fix_abs_ts()).
+ */
+static int test_abs_stamp_carry(void)
+{
+	struct trace_buffer *b = t_alloc(16 * PAGE_SIZE, RB_FL_OVERWRITE);
+	const u64 top = 3ULL << 59;
+	const u64 stamps[] = { top - 1000, top - 1, top + 1000,
+			       (4ULL << 59) - 10, (4ULL << 59) + 7 };
+	int n = ARRAY_SIZE(stamps), i;
+	struct ring_buffer_iter *it;
+	struct ring_buffer_event *e;
+	u64 ts;
+
+	T_ASSERT(b);
+	ring_buffer_set_time_stamp_abs(b, 1);
+	for (i = 0; i < n; i++) {
+		t_clock_set(stamps[i]);
+		T_EQ(t_write(b, 12, i), 0);
+	}
+	it = ring_buffer_read_start(b, 0, GFP_KERNEL);
+	T_ASSERT(it);
+	for (i = 0; i < n; i++) {
+		e = ring_buffer_iter_peek(it, &ts);
+		T_ASSERT(e);
+		if (ts != stamps[i])
+			T_FAIL("iterator: event %d stamp %#llx, written %#llx",
+			       i, (unsigned long long)ts,
+			       (unsigned long long)stamps[i]);
+		ring_buffer_iter_advance(it);
+	}
+	ring_buffer_read_finish(it);
+	for (i = 0; i < n; i++)
+		if (t_consume_check(b, 0, 12, i, stamps[i], 0))
+			T_FAIL("consume: event %d, written at %#llx", i,
+			       (unsigned long long)stamps[i]);
+	ring_buffer_free(b);
+	return 0;
+}
+
 struct t_waiter {
 	struct trace_buffer *b;
 	int cpu, full, ret;
@@ -3843,6 +3885,7 @@ const struct rb_case rb_unit_cases[] = {
 	{ "unit_resize_fails_midway", test_resize_fails_midway },
 	{ "unit_header_text", test_headers_text },
 	{ "unit_clock_jumps", test_clock_jumps },
+	{ "unit_abs_stamp_carry", test_abs_stamp_carry },
 	{ "unit_wait_wake_poll", test_wait_wake },
 	{ "unit_empty_is_a_query", test_empty_is_a_query },
 	{ "unit_consume_irqs_off_and_nmi", test_consume_contexts },
