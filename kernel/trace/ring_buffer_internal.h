@@ -327,6 +327,12 @@ struct rb_range_cpu {
 
 /* Nothing yet in a page of a persistent buffer. */
 #define RB_RANGE_NONE		(~0ULL)
+/*
+ * With a page's number: a boot cut that sub-buffer, the events after what
+ * it kept were lost (rb_range_restore()), and the boots after it report
+ * that.  It stays until a writer puts another sub-buffer in the page.
+ */
+#define RB_RANGE_CUT		BIT_ULL(63)
 
 /*
  * Did the previous boot of a persistent buffer lose events just before
@@ -360,12 +366,16 @@ static inline void rb_range_head(struct rb_cpu *cb, u64 seq)
 static inline void rb_range_seq(struct rb_cpu *cb, struct rb_data_page *page,
 				u64 seq)
 {
+	u64 *num = &cb->pm->seq[rb_range_idx(cb, page)];
+
 	/*
 	 * The page's commit word before its number, for the next boot's
 	 * rb_range_check() (the pair, after a crash): see section 8b.
 	 */
 	smp_wmb();
-	WRITE_ONCE(cb->pm->seq[rb_range_idx(cb, page)], seq);
+	/* The same sub-buffer keeps its RB_RANGE_CUT. */
+	if ((READ_ONCE(*num) & ~RB_RANGE_CUT) != seq)
+		WRITE_ONCE(*num, seq);
 }
 
 /*

@@ -49,7 +49,7 @@ struct rb_range_hdr {
  */
 #define RB_RANGE_LAYOUT		(RB_HDR_BYTES << 24 | (RB_ALIGN == 8) << 23 | \
 				 sizeof(struct rb_range_hdr) << 16 | \
-				 sizeof(struct rb_range_cpu) << 8 | 2)
+				 sizeof(struct rb_range_cpu) << 8 | 3)
 
 static struct rb_data_page *rb_range_page(struct rb_cpu *cb, unsigned long i)
 {
@@ -177,6 +177,8 @@ static unsigned long rb_range_salvage(struct rb_cpu *cb, u64 s, bool say)
 		why = "missing";
 	else if (sb->end != RB_END_TWICE)
 		why = rb_range_subbuf(cb, sb);
+	if (!why && rb_gap(cb, s + 1))
+		why = "cut at an earlier boot";
 	if (!why)
 		return local_read(&sb->cum);
 	if (sb->end == RB_END_TWICE)
@@ -214,7 +216,7 @@ static long rb_range_last(struct rb_cpu *cb, unsigned long n, u64 *last)
 	if (!v)
 		return -ENOMEM;
 	for (i = 0; i < n; i++) {
-		v[k] = READ_ONCE(cb->pm->seq[i]);
+		v[k] = READ_ONCE(cb->pm->seq[i]) & ~RB_RANGE_CUT;
 		k += v[k] <= lim;	/* not RB_RANGE_NONE either */
 	}
 	sort(v, k, sizeof(*v), rb_range_cmp, NULL);
@@ -275,7 +277,7 @@ static const char *rb_range_check(struct trace_buffer *buffer,
 	unsigned long kept = 0;
 	struct rb_subbuf *sb;
 	long span;
-	u64 s;
+	u64 s, cut;
 
 	*first = 1;
 	*last = 0;
@@ -297,6 +299,11 @@ static const char *rb_range_check(struct trace_buffer *buffer,
 		return NULL;
 	for (i = 0; i < n; i++) {
 		s = READ_ONCE(pm->seq[i]);
+		cut = s & RB_RANGE_CUT;
+		s &= ~RB_RANGE_CUT;
+		/* An earlier boot's loss, before the next sub-buffer. */
+		if (cut && s + 1 >= *first && s <= *last)
+			rb_slot_of(cb, s + 1)->gap = s + 1;
 		if (s < *first || s > *last)
 			continue;
 		sb = rb_slot_of(cb, s);
@@ -435,21 +442,26 @@ static void rb_range_restore(struct rb_cpu *cb, u64 first, u64 last)
 	/*
 	 * Cut the damaged sub-buffers before the pages not kept lose their
 	 * numbers: a crash in between leaves no page that failed the check
-	 * as the only one with its number and its old length.
+	 * as the only one with its number and its old length.  The mark
+	 * goes before the cut: a crash between them finds the damage again.
 	 */
 	for (s = first; s <= last; s++) {
 		sb = rb_slot_of(cb, s);
-		if (sb->page && rb_gap(cb, s + 1))
-			local_set(&sb->page->commit, sb->end);
+		if (!sb->page || !rb_gap(cb, s + 1))
+			continue;
+		WRITE_ONCE(cb->pm->seq[rb_range_idx(cb, sb->page)],
+			   s | RB_RANGE_CUT);
+		/* Pairs with the next boot's rb_range_check(): pair 20. */
+		smp_wmb();
+		local_set(&sb->page->commit, sb->end);
 	}
 	/* Pairs with the next boot's rb_range_check(): pair 20. */
 	smp_wmb();
 	for (i = 0; i <= cb->nr; i++) {
 		struct rb_data_page *page = rb_range_page(cb, i);
 
-		s = READ_ONCE(cb->pm->seq[i]);
-		if (s != RB_RANGE_NONE && s >= first && s <= last &&
-		    rb_slot_of(cb, s)->page == page)
+		s = READ_ONCE(cb->pm->seq[i]) & ~RB_RANGE_CUT;
+		if (s >= first && s <= last && rb_slot_of(cb, s)->page == page)
 			continue;
 		/* Not kept, so no later boot sees its number twice. */
 		WRITE_ONCE(cb->pm->seq[i], RB_RANGE_NONE);

@@ -615,6 +615,46 @@ static int test_range_clock_back(void)
 }
 
 /*
+ * Absolute stamps that cross a multiple of 2^59 (the event keeps 59 bits)
+ * come back exact after a reboot: the next boot's check carries the top
+ * bits as the running boot's readers do, and does not take the crossing
+ * for a stamp that went back.
+ */
+static int test_range_abs_carry(void)
+{
+	const u64 top = 3ULL << 59;
+	const u64 at[] = { top - 1000, top - 1, top + 1000, top + 9000 };
+	struct trace_buffer *b;
+	struct t_area a;
+	u64 ts;
+	int n = 0;
+
+	T_ASSERT(!t_area_get(&a, T_BASIC_PAGES));
+	b = t_boot(&a, RB_FL_OVERWRITE);
+	T_ASSERT(b);
+	sim_bind(0);
+	ring_buffer_set_time_stamp_abs(b, 1);
+	for (n = 0; n < ARRAY_SIZE(at); n++)
+		T_EQ(t_put(b, 40, at[n]), 0);
+	ring_buffer_free(b);
+	b = t_boot(&a, RB_FL_OVERWRITE);
+	T_ASSERT(b);
+	if (t_log_count(0, T_PREV) != 1) {
+		t_log_dump();
+		T_FAIL("CPU 0 not kept");
+	}
+	for (n = 0; ring_buffer_consume(b, 0, &ts, NULL); n++)
+		if (n >= ARRAY_SIZE(at) || ts != at[n])
+			T_FAIL("event %d: stamp %#llx, written %#llx", n,
+			       (unsigned long long)ts,
+			       (unsigned long long)at[n < ARRAY_SIZE(at) ? n : 0]);
+	T_EQ(n, ARRAY_SIZE(at));
+	ring_buffer_free(b);
+	t_area_put(&a);
+	return 0;
+}
+
+/*
  * A header that fails at boot B is rewritten as valid there; the parts of
  * CPUs that were not up at B must not come back at boot C with boot A's
  * events.
@@ -2534,6 +2574,204 @@ static int t_salvage_boot(struct t_area *a, const u8 *save, u64 bad)
 	return 0;
 }
 
+/*
+ * A crash at each instruction of the boot that salvages a damaged
+ * sub-buffer (its check, the mark and the cut, the restore): the boot
+ * after the crash keeps exactly the events the salvaging boot keeps, and
+ * reports the loss once, before the same event.
+ */
+static u32 t_rs_ids[1024];
+static int t_rs_n, t_rs_at;
+
+/* CPU 0's events through an iterator: their ids, the index of the drop. */
+static int t_rs_read(struct trace_buffer *b, u32 *ids, int *at, int *drops)
+{
+	struct ring_buffer_iter *it = ring_buffer_read_start(b, 0, GFP_KERNEL);
+	struct ring_buffer_event *e;
+	int n = 0;
+
+	*drops = 0;
+	*at = -1;
+	if (!it)
+		return -1;
+	while (n < (int)ARRAY_SIZE(t_rs_ids) && (e = ring_buffer_iter_peek(it, NULL))) {
+		if (ring_buffer_iter_dropped(it)) {
+			(*drops)++;
+			*at = n;
+		}
+		if (!t_rev_ok(ring_buffer_event_data(e), ring_buffer_event_length(e), &ids[n])) {
+			n = -1;
+			break;
+		}
+		n++;
+		ring_buffer_iter_advance(it);
+	}
+	ring_buffer_read_finish(it);
+	return n;
+}
+
+static void t_rs_crash(void)
+{
+	static u32 ids[ARRAY_SIZE(t_rs_ids)];
+	struct trace_buffer *b;
+	int n, at, drops;
+	char msg[160];
+
+	sim_reboot_ctx();
+	sim_bind(0);
+	b = t_boot(&t_sw, RB_FL_OVERWRITE);
+	if (!b || t_log_count(0, T_PREV) != 1)
+		t_sw_fail(20, "cpu 0 not kept");
+	n = t_rs_read(b, ids, &at, &drops);
+	if (n != t_rs_n || memcmp(ids, t_rs_ids, n * sizeof(*ids))) {
+		snprintf(msg, sizeof(msg), "%d events kept, the salvaging boot kept %d", n, t_rs_n);
+		t_sw_fail(21, msg);
+	}
+	if (drops != 1 || at != t_rs_at) {
+		snprintf(msg, sizeof(msg), "%d drops, at event %d of %d (want 1, at %d)",
+			 drops, at, n, t_rs_at);
+		t_sw_fail(22, msg);
+	}
+	if (sim_warnings() != t_sw_warn)
+		t_sw_fail(27, "a warning from the code under test");
+	_exit(0);
+}
+
+static int test_range_crash_sweep_salvage(void)
+{
+#if !defined(__x86_64__) || defined(RB_STOCK)
+	T_SKIP("x86-64 single-stepping; 6.12 drops the whole CPU for one bad sub-buffer");
+#else
+	long points, first_bad, tol, idx;
+	struct trace_buffer *b;
+	int status, i, drops;
+	u64 ts = 3000000;
+	struct t_part p;
+	u8 *save;
+
+	t_sw_reports = mmap(NULL, PAGE_SIZE, PROT_READ | PROT_WRITE,
+			    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	T_ASSERT(t_sw_reports != MAP_FAILED);
+	T_ASSERT(!t_area_get(&t_sw, T_NCPU * 8));
+	memset(t_sw.start, 0, t_sw.size);
+	b = t_boot(&t_sw, RB_FL_OVERWRITE);
+	T_ASSERT(b);
+	sim_bind(0);
+	for (i = 0; i < 100; i++) {
+		ts += 100;
+		T_EQ(t_put(b, 100, ts), 0);
+	}
+	ring_buffer_free(b);
+	t_part_of(&t_sw, &p);
+	T_ASSERT(t_part_last(&p, p.pm[1] + 1, &idx) >= p.pm[1] + 2 && idx >= 0);
+	/* the header of the 11th event (104 bytes each) of the second sub-buffer */
+	memset(p.pages + idx * PAGE_SIZE + T_SB_HDR + 10 * 104, 0, 8);
+	save = malloc(t_sw.size);
+	T_ASSERT(save);
+	memcpy(save, t_sw.start, t_sw.size);
+	b = t_boot(&t_sw, RB_FL_OVERWRITE);
+	T_ASSERT(b);
+	if (t_log_count(0, "events after it lost") != 1) {
+		t_log_dump();
+		T_FAIL("the damage is not a cut inside the sub-buffer");
+	}
+	t_rs_n = t_rs_read(b, t_rs_ids, &t_rs_at, &drops);
+	T_ASSERT(t_rs_n > 0 && drops == 1);
+	ring_buffer_free(b);
+	memcpy(t_sw.start, save, t_sw.size);
+	free(save);
+	t_sw_warn = sim_warnings();
+	*t_sw_reports = 0;
+	T_ASSERT(sim_step_sweep(t_rs_crash, 0));
+	b = t_boot(&t_sw, RB_FL_OVERWRITE);
+	if (sim_step_end())
+		_exit(99);	/* not reached: the children exit in t_rs_crash() */
+	points = sim_step_results(&first_bad, &status, &tol);
+	printf("# %d events kept, the loss before the %dth: %ld crash points\n",
+	       t_rs_n, t_rs_at + 1, points);
+	if (first_bad)
+		T_FAIL("crash after instruction %ld of the salvaging boot: exit status %d",
+		       first_bad, WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status));
+	T_ASSERT(points > 100);
+	T_ASSERT(b);
+	ring_buffer_free(b);
+	t_area_put(&t_sw);
+	munmap(t_sw_reports, PAGE_SIZE);
+	return 0;
+#endif
+}
+
+/*
+ * The loss a boot found in a damaged sub-buffer is reported again at the
+ * boots after it, which read without consuming: through a boot that wrote
+ * nothing and one that wrote a few events, the iterator meets one drop,
+ * at the same event each time, and the new events follow in order.
+ */
+static int test_range_cut_three_boots(void)
+{
+#ifdef RB_STOCK
+	T_SKIP("6.12 drops the whole CPU for one bad sub-buffer");
+#else
+	struct ring_buffer_iter *it;
+	struct ring_buffer_event *e;
+	struct trace_buffer *b;
+	u32 id, id0, at = 0, want = 0;
+	int boot, drops, n;
+	long long prev;
+	struct t_area a;
+	struct t_part p;
+	u64 head, t;
+	long i;
+
+	if (t_bound_write(&a, 800, &id0))
+		return 1;
+	t_part_of(&a, &p);
+	head = p.pm[1];
+	T_ASSERT(t_part_last(&p, head + 1, &i) >= head + 2 && i >= 0);
+	memset(p.pages + i * PAGE_SIZE + T_SB_HDR, 0, 64);
+	for (boot = 2; boot <= 4; boot++) {
+		b = t_boot(&a, RB_FL_OVERWRITE);
+		T_ASSERT(b);
+		if (t_log_count(0, T_PREV) != 1) {
+			t_log_dump();
+			T_FAIL("boot %d: cpu 0 not kept", boot);
+		}
+		it = ring_buffer_read_start(b, 0, GFP_KERNEL);
+		T_ASSERT(it);
+		drops = n = 0;
+		for (prev = (long long)id0 - 1; (e = ring_buffer_iter_peek(it, &t));
+		     prev = id, n++) {
+			bool dropped = ring_buffer_iter_dropped(it);
+
+			T_ASSERT(t_rev_ok(ring_buffer_event_data(e),
+					  ring_buffer_event_length(e), &id));
+			if (id <= prev || (id != prev + 1) != dropped)
+				T_FAIL("boot %d: event %u after %lld, dropped %d",
+				       boot, id, prev, dropped);
+			if (dropped) {
+				drops++;
+				at = id;
+			}
+			ring_buffer_iter_advance(it);
+		}
+		ring_buffer_read_finish(it);
+		if (drops != 1 || (want && at != want))
+			T_FAIL("boot %d: %d drops, at event %u (boot 2: %u)",
+			       boot, drops, at, want);
+		want = at;
+		T_EQ(prev, (long long)t_ev_next - 1);
+		printf("# boot %d: %d events, the loss before event %u\n",
+		       boot, n, at);
+		sim_bind(0);
+		for (n = 0; boot == 3 && n < 5; n++)
+			T_EQ(t_put(b, 16, 3000000 + n), 0);
+		ring_buffer_free(b);
+	}
+	t_area_put(&a);
+	return 0;
+#endif
+}
+
 static int test_range_salvage(void)
 {
 #ifdef RB_STOCK
@@ -2713,6 +2951,7 @@ static int test_range_salvage(void)
 
 const struct rb_case rb_range_cases[] = {
 	{ "range_crash_sweep", test_range_crash_sweep },
+	{ "range_crash_sweep_salvage", test_range_crash_sweep_salvage },
 	{ "range_crash_sweep_irq", test_range_crash_sweep_irq },
 	{ "range_kaslr_two_boots", test_range_kaslr_two_boots },
 	{ "range_kaslr_late_cpu", test_range_kaslr_late_cpu },
@@ -2722,6 +2961,8 @@ const struct rb_case rb_range_cases[] = {
 	{ "range_kaslr", test_range_kaslr },
 	{ "range_offline_parts", test_range_offline_parts },
 	{ "range_clock_back", test_range_clock_back },
+	{ "range_abs_carry", test_range_abs_carry },
+	{ "range_cut_three_boots", test_range_cut_three_boots },
 	{ "range_kaslr_cpu0_empty", test_range_kaslr_cpu0_empty },
 	{ "range_overflow", test_range_overflow },
 	{ "range_drops", test_range_drops },

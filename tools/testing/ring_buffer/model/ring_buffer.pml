@@ -166,7 +166,7 @@
  *    meta page of a mapping, user space's view, not modelled.
  *  rb_range_head() `local64_read(&cb->pm->head)`,
  *    `local64_try_cmpxchg(&cb->pm->head)`; rb_range_seq() `smp_wmb()`,
- *    `WRITE_ONCE(cb->pm->seq[rb_range_idx(cb,page)])`: persistent ranges.
+ *    `READ_ONCE(*num)`, `WRITE_ONCE(*num)`: persistent ranges.
  *  rb_wakeups() `READ_ONCE(slot->wake.any)`; rb_wake_slow()
  *    `READ_ONCE(slot->wake.all)`, `WRITE_ONCE(slot->wake.all)`,
  *    `smp_mb()`, `READ_ONCE(buffer->all_armed)`, `READ_ONCE(slot->wake.cpu)`,
