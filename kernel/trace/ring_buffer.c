@@ -1170,9 +1170,11 @@ static __always_inline void rb_own_len(struct rb_cpu *cb,
  */
 static void rb_rd_move(struct rb_cpu *cb, u64 seq)
 {
+	u64 from = cb->rd.seq;
+
 	rb_cur_start(&cb->rd, seq);
 	cb->lost_mark = local_read(&cb->overrun);
-	if (rb_gap(cb, seq))
+	if (rb_gap_after(cb, from, seq))
 		cb->rd_gap = true;
 	/* What lies before is read, also for the next boot. */
 	if (cb->pm)
@@ -1438,6 +1440,8 @@ rb_dump_look(struct trace_buffer *buffer, struct rb_cpu *cb, u64 *ts)
 		return NULL;
 	/* Each sub-buffer of the ring once at most. */
 	for (n = 0; n <= cb->nr; n++) {
+		u64 from = cur->seq;
+
 		if (!rb_dump_page(cb, cur))
 			return NULL;
 		ev = rb_cur_event(buffer, cur, ts);
@@ -1446,7 +1450,7 @@ rb_dump_look(struct trace_buffer *buffer, struct rb_cpu *cb, u64 *ts)
 		rb_cur_start(cur, cur->seq + 1);
 		/* Lost so far: reported with the first event from here on. */
 		cb->dump_mark = local_read(&cb->overrun);
-		if (rb_gap(cb, cur->seq))
+		if (rb_gap_after(cb, from, cur->seq))
 			cb->dump_seen = cb->dump_mark + 1;
 	}
 	return NULL;

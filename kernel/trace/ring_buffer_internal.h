@@ -344,6 +344,22 @@ static inline bool rb_gap(struct rb_cpu *cb, u64 seq)
 	return unlikely(cb->pm) && seq && rb_slot_of(cb, seq)->gap == seq;
 }
 
+/*
+ * Did the previous boot lose events before a sub-buffer after @from, up
+ * to @to?  A reader that jumps over pushed sub-buffers passes them too.
+ */
+static inline bool rb_gap_after(struct rb_cpu *cb, u64 from, u64 to)
+{
+	unsigned long i;
+
+	if (likely(!cb->pm) || to == from + 1)
+		return rb_gap(cb, to);
+	for (i = 0; i < cb->nr; i++)
+		if (cb->subbufs[i].gap > from && cb->subbufs[i].gap <= to)
+			return true;
+	return false;
+}
+
 static inline unsigned long rb_range_idx(struct rb_cpu *cb,
 					 struct rb_data_page *page)
 {

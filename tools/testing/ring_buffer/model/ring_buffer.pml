@@ -1436,6 +1436,7 @@ proctype Nmi() provided (ctx == 2 || !nmi_in)
 /* rb_rd_move(): point the reader at sub-buffer s, not taken yet */
 inline rb_rd_move(s)
 {
+	/* rb_rd_move() `cb->rd.seq`: which salvage gaps it passes, not modelled */
 	d_step {			/* rb_rd_move() rb_cur_start() */
 		r_seq = s;
 		r_off = 0;
