@@ -63,6 +63,7 @@
 #include <linux/slab.h>
 #include <linux/mm.h>
 #include <linux/cpu.h>
+#include <linux/delay.h>
 #include <linux/wait.h>
 #include <linux/poll.h>
 #include <linux/mutex.h>
@@ -107,6 +108,8 @@
 #define RB_POS_NONE		(~0ULL)
 /* Bound on how often a reader chases a writer that keeps lapping it. */
 #define RB_READ_TRIES		1000
+/* How long a reader waits for the reader lock during an oops, outside NMI. */
+#define RB_OOPS_WAIT_US		1000
 
 /* A page handed out to readers by ring_buffer_alloc_read_page(). */
 struct buffer_data_read_page {
@@ -269,22 +272,35 @@ static bool rb_nmi_no_read(void)
 }
 
 /*
- * Reader lock for consuming reads.  An NMI, or the dump of an oops, only
- * tries it (either may have interrupted this CPU's reader); failing, it
- * reads with rb_dump_look(), and so do all later ones.  Returns whether
- * the lock is held; for sparse it is taken either way.
+ * Reader lock for consuming reads.  An NMI only tries it, the dump of an
+ * oops tries it for up to RB_OOPS_WAIT_US (either may have interrupted
+ * this CPU's reader); failing, it reads with rb_dump_look(), and so do all
+ * later ones.  Returns whether the lock is held; for sparse it is taken
+ * either way.
  */
 static __always_inline bool rb_lock(struct rb_cpu *cb, unsigned long *flags)
 	__acquires(&cb->reader_lock)
 {
+	unsigned int n;
+
 	if (likely(!in_nmi() && !oops_in_progress)) {
 		raw_spin_lock_irqsave(&cb->reader_lock, *flags);
 		return true;
 	}
 	local_irq_save(*flags);
-	if (!(atomic_read(&cb->record_disabled) & RB_DUMPED) &&
-	    raw_spin_trylock(&cb->reader_lock))
-		return true;
+	if (!(atomic_read(&cb->record_disabled) & RB_DUMPED)) {
+		/*
+		 * During an oops, outside NMI, the holder may be a reader of
+		 * another CPU, out soon: wait for it a while before taking
+		 * it for the oopsing CPU itself.
+		 */
+		for (n = in_nmi() ? 1 : RB_OOPS_WAIT_US; n; n--) {
+			if (raw_spin_trylock(&cb->reader_lock))
+				return true;
+			if (n > 1)
+				udelay(1);
+		}
+	}
 	__acquire(&cb->reader_lock);
 	return false;
 }
@@ -1707,6 +1723,9 @@ static struct rb_data_page *rb_rd_give(struct rb_cpu *cb,
 	struct rb_data_page *page = cb->rd.copy;
 
 	cb->rd.copy = rpage->data;
+	/* The caller's page is the reader's now: empty, as a mapping shows it. */
+	cb->rd.copy->time_stamp = 0;
+	local_set(&cb->rd.copy->commit, 0);
 	rpage->data = page;
 	WRITE_ONCE(cb->read, cb->read + total);
 	rb_rd_move(cb, cb->rd.seq + 1);
@@ -1913,8 +1932,13 @@ static int rb_iter_fill(struct ring_buffer_iter *iter)
 		/* The reader has moved on: the rest of its page is read. */
 		cur->done = true;
 	} else if (rb_seq_before(cur->seq, head)) {
-		rb_iter_passed(iter);
-		ret = -EAGAIN;
+		/*
+		 * Being pushed out: readable until the writer marks the slot
+		 * (rb_cur_fill() checks the tag).  Else passed for good.
+		 */
+		ret = local_read(&cb->pushing) ? rb_cur_fill(cb, cur) : -EAGAIN;
+		if (ret)
+			rb_iter_passed(iter);
 	} else {
 		ret = rb_cur_fill(cb, cur);
 	}
@@ -3328,7 +3352,11 @@ unsigned long ring_buffer_bytes_cpu(struct trace_buffer *buffer, int cpu)
 	}
 	commit = local64_read(&cb->commit);
 	last = rb_pseq(cb, commit);
-	for (s = cb->rd.seq + cb->rd.own; rb_seq_before(s, last); s++)
+	s = cb->rd.seq + cb->rd.own;
+	/* Pushed out while the reader held its page: not in the ring. */
+	if (rb_seq_before(s, atomic64_read(&cb->head)))
+		s = atomic64_read(&cb->head);
+	for (; rb_seq_before(s, last); s++)
 		bytes += READ_ONCE(rb_slot_of(cb, s)->end);
 	if (!rb_seq_before(last, s))
 		bytes += rb_poff(cb, commit);

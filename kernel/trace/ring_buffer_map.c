@@ -57,6 +57,11 @@ static int rb_map_first(struct rb_cpu *cb)
 	synchronize_rcu();
 	rb_map_number(cb);
 	raw_spin_lock_irq(&cb->reader_lock);
+	/* A page the reader has left holds nothing a mapping may show. */
+	if (!cb->rd.own) {
+		cb->rd.copy->time_stamp = 0;
+		local_set(&cb->rd.copy->commit, 0);
+	}
 	cb->meta = m;
 	rb_meta_update(cb, 0);
 	raw_spin_unlock_irq(&cb->reader_lock);

@@ -182,3 +182,13 @@ long t_live_commit_lag(struct trace_buffer *b, int cpu)
 	       (long)(local_read(&sb->page->commit) & RB_COMMIT_MASK);
 #endif
 }
+
+/* The overrun counter the writer adds to while it pushes (either file). */
+void *t_overrun_counter_any(struct trace_buffer *b, int cpu)
+{
+#ifdef RB_STOCK
+	return &b->buffers[cpu]->overrun;
+#else
+	return &per_cpu_ptr(b->slots, cpu)->cb->overrun;
+#endif
+}

@@ -1145,7 +1145,11 @@ static int attack_nmi_dump_in_reset(void)
 	return a_lock_case(a_op_reset, "ring_buffer_reset_cpu()");
 }
 
+#include "t_probe.h"
 const struct rb_case rb_attack_cases[] = {
+#define PROBE(n) { #n, n },
+#include "t_probe_list.h"
+#undef PROBE
 	{ "attack_range_kept_after_reject", attack_range_kept_after_reject },
 	{ "attack_range_misaligned_payload", attack_range_misaligned_payload },
 	{ "attack_order_change_entries", attack_order_change_entries },
