@@ -1335,18 +1335,23 @@ rb_rd_look(struct trace_buffer *buffer, struct rb_cpu *cb, u64 *ts)
 {
 	struct rb_cursor *rd = &cb->rd;
 	struct ring_buffer_event *ev;
+	unsigned int off;
 	int tries;
 
 	for (tries = 0; tries < RB_READ_TRIES; tries++) {
 		/* Read up to what we last saw of our page: look again. */
 		if (rd->off >= rd->len && rd->own && !rd->done)
 			rb_own_len(cb, rd);
+		off = rd->off;
 		ev = rb_cur_event(buffer, rd, ts);
 		if (ev)
 			return ev;
 		if (rd->own) {
-			if (!rd->done)
+			/* Padding up to the end: look again, the writer may be gone. */
+			if (!rd->done && rd->off == off)
 				return NULL;
+			if (!rd->done)
+				continue;
 			rb_rd_move(cb, rd->seq + 1);
 			continue;
 		}
@@ -2261,14 +2266,15 @@ void rb_cpu_clear(struct rb_cpu *cb, u64 base)
 	struct rb_subbuf *first = rb_slot_of(cb, base);
 	unsigned long i;
 
+	/* A next boot keeps nothing from here on, before a page changes. */
+	if (cb->pm)
+		rb_range_clear(cb, base);
 	rb_untake(cb, true, 0);
 	for (i = 0; i < cb->nr; i++)
 		rb_slot_clear(rb_slot_of(cb, base + i), base + i, cb->nr);
 	atomic_long_set(&first->tag, rb_tag(base));
 	first->page->time_stamp = 0;
 	local_set(&first->page->commit, 0);
-	if (cb->pm)
-		rb_range_clear(cb, base);
 	rb_cpu_restart(cb, rb_mkpos(cb, base, 0), base);
 }
 

@@ -40,6 +40,7 @@ struct rb_range_hdr {
 	u32			subbuf_size;
 	u32			nr_cpus;
 	u64			pages;		/* per CPU */
+	u64			part;		/* bytes per CPU */
 };
 
 /*
@@ -365,7 +366,7 @@ static bool rb_range_any_kept(struct trace_buffer *buffer)
  * is refused whole, and the log says what differs.
  */
 static bool rb_range_same(struct rb_range_hdr *hdr, u32 subbuf_size,
-			  unsigned long n)
+			  unsigned long n, unsigned long part)
 {
 	const char *what = NULL;
 
@@ -379,6 +380,8 @@ static bool rb_range_same(struct rb_range_hdr *hdr, u32 subbuf_size,
 		what = "number of CPUs";
 	else if (hdr->pages != n)
 		what = "number of sub-buffers";
+	else if (hdr->part != part)
+		what = "size";
 	if (what)
 		pr_info("Ring buffer meta: the range has another %s than this kernel's: starting empty\n",
 			what);
@@ -411,7 +414,7 @@ int rb_range_setup(struct trace_buffer *buffer, unsigned long start,
 	buffer->range_part = part;
 	buffer->range_pages = n;
 	buffer->nr_default = n - 1;
-	buffer->range_valid = rb_range_same(hdr, 1UL << shift, n);
+	buffer->range_valid = rb_range_same(hdr, 1UL << shift, n, part);
 	if (!buffer->range_valid)
 		rb_range_forget(buffer);
 	hdr->magic = RB_RANGE_MAGIC;
@@ -419,6 +422,7 @@ int rb_range_setup(struct trace_buffer *buffer, unsigned long start,
 	hdr->subbuf_size = 1UL << shift;
 	hdr->nr_cpus = nr_cpu_ids;
 	hdr->pages = n;
+	hdr->part = part;
 	buffer->range_kept = rb_range_any_kept(buffer);
 	return 0;
 }
@@ -497,8 +501,12 @@ static void rb_range_restore(struct rb_cpu *cb, u64 first, u64 last)
 		end = cb->cap;
 		local_set(&sb->page->commit, end);
 	}
-	/* Pages below first may be reused from now on. */
-	rb_range_head(cb, first);
+	/*
+	 * Pages below first may be reused from now on.  Stored, not raised:
+	 * a head or read position found out of range is not met again.
+	 */
+	local64_set(&cb->pm->head, first);
+	WRITE_ONCE(cb->pm->rd, first);
 	rb_cpu_restart(cb, rb_mkpos(cb, last, end), first);
 	local_set(&cb->committed, events);
 }
@@ -552,8 +560,9 @@ void rb_range_attach(struct trace_buffer *buffer, struct rb_cpu *cb)
  */
 
 /*
- * rb_cpu_clear() emptied the ring of @cb from sub-buffer @base on: the
- * range's records follow.  Writers held off, reader_lock held.
+ * rb_cpu_clear() empties the ring of @cb from sub-buffer @base on: the
+ * range's records first, so that a crash while it changes the pages keeps
+ * none of them.  Writers held off, reader_lock held.
  */
 void rb_range_clear(struct rb_cpu *cb, u64 base)
 {
@@ -568,6 +577,8 @@ void rb_range_clear(struct rb_cpu *cb, u64 base)
 	barrier();
 	cb->pm->text_addr = (unsigned long)_text;
 	cb->pm->data_addr = (unsigned long)_sdata;
+	/* Before the pages change, for the next boot's rb_range_check(). */
+	smp_wmb();
 }
 
 /*

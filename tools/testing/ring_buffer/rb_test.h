@@ -43,6 +43,8 @@ extern const struct rb_case rb_model_cases[];
 extern const int rb_nr_model_cases;
 extern const struct rb_case rb_range_cases[];
 extern const int rb_nr_range_cases;
+extern const struct rb_case rb_open_cases[];
+extern const int rb_nr_open_cases;
 extern const struct rb_case rb_stress_cases[];
 extern const int rb_nr_stress_cases;
 

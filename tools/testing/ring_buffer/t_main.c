@@ -514,11 +514,13 @@ static void t_pool_stop(void)
 static const struct rb_case *t_find(const char *name)
 {
 	const struct rb_case *groups[] = { rb_range_cases, rb_unit_cases,
-					   rb_map_cases, rb_attack_cases };
+					   rb_map_cases, rb_attack_cases,
+					   rb_open_cases };
 	const int sizes[] = { rb_nr_range_cases, rb_nr_unit_cases,
-			      rb_nr_map_cases, rb_nr_attack_cases };
+			      rb_nr_map_cases, rb_nr_attack_cases,
+			      rb_nr_open_cases };
 
-	for (int g = 0; g < 4; g++)
+	for (int g = 0; g < 5; g++)
 		for (int i = 0; i < sizes[g]; i++)
 			if (!strcmp(groups[g][i].name, name))
 				return &groups[g][i];
@@ -564,6 +566,8 @@ int main(int argc, char **argv)
 			cases = argv[++i];
 		else if (!strcmp(argv[i], "--skip") && i + 1 < argc)
 			skip = argv[++i];
+		else if (!strcmp(argv[i], "--list-open"))
+			list = 2;
 		else if (!strcmp(argv[i], "--list"))
 			list = 1;
 		else if (!strcmp(argv[i], "--fail-fast"))
@@ -580,6 +584,11 @@ int main(int argc, char **argv)
 			fprintf(stderr, "rbtest: unknown argument '%s'\n", argv[i]);
 			return 2;
 		}
+	}
+	if (list == 2) {
+		for (int i = 0; i < rb_nr_open_cases; i++)
+			printf("%s\n", rb_open_cases[i].name);
+		return 0;
 	}
 	if (list) {
 		for (int i = 0; i < rb_nr_range_cases; i++)
