@@ -34,6 +34,26 @@ NORMALISE = [
      'stock: empty_cpu() 0 with only padding left'),
     (r'^(  entries 0 overruns \d+) empty 0$', r'\1 empty 1',
      'stock: empty() 0 with only padding left'),
+    # Stock's read_page() can hand back a sub-buffer with no event while
+    # one waits on the next (after a consume emptied a sub-buffer that a
+    # large event had filled): the event comes with the next call.
+    (r' empty-page', '',
+     'stock: read_page() hands over an empty sub-buffer while an event waits'),
+    # An event discarded after an interrupt wrote one behind it stays in
+    # the ring as padding that keeps its time delta; stock's readers
+    # (consume, peek, iterator) and the pages' format skip a padding's
+    # delta, so the events written behind it read with a stamp early by
+    # that much.  t_diff.c finds such an event by its payload and prints
+    # it as #SEQ(stamp-D).
+    (r'#(\d+)\(stamp-\d+\)', r'#\1',
+     'stock: an event behind a discarded interrupted event reads with an early stamp'),
+    # Stock's iter_empty() compares positions: an iterator at the end of
+    # a sub-buffer whose last event was discarded (padding to its end)
+    # while the writer has moved to the next, empty one, is "not empty"
+    # though the iterator has no event left to give.  Only where its peek
+    # then finds nothing (the end of the line).
+    (r'^((?:step \d+: )?iterate .*?)(?<! \(empty\)) end$', r'\1 (empty) end',
+     'stock: iter_empty() 0 at the end with padding before the writer'),
 ]
 
 

@@ -2,24 +2,39 @@
 /*
  * Differential driver: a seeded random sequence of calls to the whole
  * single-context API (writes of every size class, reserve/commit/discard,
- * writes from an irq, consume, peek, iterators, read_page, resize of one
- * CPU or all, sub-buffer order, swap_cpu, reset_cpu, reset, record on/off,
- * overwrite on/off, absolute stamps, clock jumps and every query) on two
- * buffers over two simulated CPUs.  It judges nothing: it prints what a
- * caller can observe, one line per call and the counters of every CPU
- * after each step, in a canonical form.  diff.py runs it on ours and on
- * stock 6.12 (STOCK=1) with the same seeds and compares the two outputs;
- * what may differ is normalised there, in one place.
+ * writes from an irq, writes nested in a reserved event from an irq and
+ * an NMI and through nest_start/nest_end, consume, peek, iterators with
+ * resets and writes between their reads, read_page, resize of one CPU or
+ * all, sub-buffer order, swap_cpu, reset_cpu, reset, reset_online_cpus,
+ * record on/off, record_disable/enable of the buffer and of one CPU,
+ * overwrite on/off, absolute stamps, clock jumps, a CPU that is offline
+ * at allocation and comes up (or goes down) later, and the queries) on
+ * two buffers over three simulated CPUs.  It judges nothing: it prints
+ * what a caller can observe, one line per call and the counters of every
+ * CPU after each step, in a canonical form.  diff.py runs it on ours and
+ * on stock 6.12 (STOCK=1) with the same seeds and compares the two
+ * outputs; what may differ is normalised there, in one place.
+ *
+ * read_page() is compared as a stream: which events share a sub-buffer is
+ * the format's freedom (stock and ours pack sub-buffers differently), so a
+ * read_page step reads pages until the CPU has no event left, with writes
+ * between the pages, and prints the events (stamp, payload, CPU) and
+ * losses in the order the pages delivered them, and the per-page facts
+ * both must agree on: no page comes back empty ("empty-page") or refused
+ * ("refused-while-waiting") while an event waits, none is malformed.
  *
  *   rbtest --diff SEED[:RUNS[:STEPS]]
  */
 #include "rb_test.h"
 
-#define D_NCPU 2
+#define D_NCPU 3
+/* the CPU that may be offline at allocation and come and go */
+#define D_HOTCPU 2
 
 struct d_ev {
 	u64 ts;
 	u32 seq, len;
+	int cpu;
 };
 
 static struct {
@@ -31,6 +46,10 @@ static struct {
 	int nev;
 	unsigned long used[2][D_NCPU];	/* bytes written since the CPU was last empty */
 	unsigned long max0;		/* the largest event at allocation */
+	int hold_used;			/* inside a read_page step: used[] only grows */
+	int offline;			/* D_HOTCPU is offline */
+	int hot_ring;			/* D_HOTCPU has had a ring in both buffers */
+	int rec_off, rec_off_cpu[D_NCPU];	/* record_disable() depths */
 } D;
 
 /*
@@ -45,8 +64,12 @@ static bool d_room(int bi, int cpu, u32 len)
 {
 	unsigned long size = ring_buffer_size(D.b[bi], cpu);
 
-	/* entries, not empty_cpu(): stock's differs with padding left */
-	if (!ring_buffer_entries_cpu(D.b[bi], cpu))
+	/*
+	 * entries, not empty_cpu(): stock's differs with padding left.  Not
+	 * inside a read_page step, where whether the CPU is empty at a write
+	 * depends on how the pages were packed: it is emptied at the end.
+	 */
+	if (!D.hold_used && !ring_buffer_entries_cpu(D.b[bi], cpu))
 		D.used[bi][cpu] = 0;
 	return D.used[bi][cpu] + len + 16 <= size / 3;
 }
@@ -68,7 +91,8 @@ static u32 d_rand(void)
 }
 
 /* An event read back: its seq if it was written with this stamp and is intact. */
-static void d_event(const char *who, u64 ts, const void *data, unsigned int len)
+static void d_fevent(FILE *f, int cpu, const char *who, u64 ts, const void *data,
+		     unsigned int len)
 {
 	int lo = 0, hi = D.nev - 1;
 
@@ -78,8 +102,8 @@ static void d_event(const char *who, u64 ts, const void *data, unsigned int len)
 		if (D.ev[mid].ts == ts) {
 			const struct d_ev *e = &D.ev[mid];
 
-			printf(" %s#%u%s", who, e->seq,
-			       len < e->len || !t_check(data, e->len, e->seq) ? "(corrupt)" : "");
+			fprintf(f, " %s#%u%s", who, e->seq,
+				len < e->len || !t_check(data, e->len, e->seq) ? "(corrupt)" : "");
 			return;
 		}
 		if (D.ev[mid].ts < ts)
@@ -87,15 +111,51 @@ static void d_event(const char *who, u64 ts, const void *data, unsigned int len)
 		else
 			hi = mid - 1;
 	}
-	printf(" %s?ts=%llu", who, (unsigned long long)ts);
+	/*
+	 * A stamp that is no event's.  The event is then the first one
+	 * written after that stamp on the CPU whose payload it has (stock
+	 * reads some stamps early, see diff.py): "#seq(stamp-D)".  Else:
+	 * which event's stamp it is nearest after.
+	 */
+	for (int i = hi + 1; i < D.nev; i++) {
+		const struct d_ev *e = &D.ev[i];
+
+		if (e->cpu == cpu && len >= e->len && t_check(data, e->len, e->seq)) {
+			fprintf(f, " %s#%u(stamp-%llu)", who, e->seq,
+				(unsigned long long)(e->ts - ts));
+			return;
+		}
+	}
+	if (hi >= 0)
+		fprintf(f, " %s?ts=#%u+%llu", who, D.ev[hi].seq,
+			(unsigned long long)(ts - D.ev[hi].ts));
+	else
+		fprintf(f, " %s?ts=%llu", who, (unsigned long long)ts);
+}
+
+#define d_event(cpu, ...) d_fevent(stdout, cpu, __VA_ARGS__)
+
+/* Events are looked up by stamp: keep them sorted (a nested one is written first). */
+static void d_record(int cpu, u64 ts, u32 seq, u32 len)
+{
+	int i = D.nev;
+
+	if (D.nev >= (int)ARRAY_SIZE(D.ev))
+		return;
+	while (i > 0 && D.ev[i - 1].ts > ts) {
+		D.ev[i] = D.ev[i - 1];
+		i--;
+	}
+	D.ev[i] = (struct d_ev){ ts, seq, len, cpu };
+	D.nev++;
 }
 
 static const u32 d_lens[] = { 0, 1, 3, 4, 5, 8, 12, 24, 64, 100, 108, 112, 113, 200,
 			      500, 1000, 2000, 4000 };
 
-static void d_write(int cpu, int how)
+/* A length of every size class; *max_off is the distance below the largest, or -1. */
+static u32 d_len(int *max_off)
 {
-	struct trace_buffer *b = D.b[0];
 	/*
 	 * Stock sets its largest event at allocation and keeps it through
 	 * order changes (ours follows the sub-buffer size), and with
@@ -106,7 +166,24 @@ static void d_write(int cpu, int how)
 	 */
 	unsigned long max = D.abs ? D.max0 - 16 : D.max0;
 	u32 r = d_rand() % 256;
-	u32 len = r < 246 ? d_lens[r % ARRAY_SIZE(d_lens)] : max - r % 3;
+
+	*max_off = r < 246 ? -1 : (int)(r % 3);
+	return r < 246 ? d_lens[r % ARRAY_SIZE(d_lens)] : max - r % 3;
+}
+
+static void d_plen(u32 len, int max_off)
+{
+	if (max_off < 0)
+		printf("%u", len);
+	else
+		printf("max-%d", max_off);
+}
+
+static void d_write(int cpu, int how)
+{
+	struct trace_buffer *b = D.b[0];
+	int max_off;
+	u32 len = d_len(&max_off);
 	static u8 buf[1 << 16];
 	struct ring_buffer_event *e;
 	u32 seq = ++D.seq;
@@ -139,10 +216,81 @@ static void d_write(int cpu, int how)
 	if (how == 2)
 		sim_ctx.pc -= HARDIRQ_OFFSET;
 	sim_bind(0);
-	printf("write cpu%d len %s%u how %d: %s\n", cpu, r < 246 ? "" : "max-", r < 246 ? len : r % 3,
-	       how, ok ? "ok" : "refused");
-	if (ok && how != 3 && D.nev < (int)ARRAY_SIZE(D.ev))
-		D.ev[D.nev++] = (struct d_ev){ D.clock, seq, len };
+	printf("write cpu%d len ", cpu);
+	d_plen(len, max_off);
+	printf(" how %d: %s #%u\n", how, ok ? "ok" : "refused", seq);
+	if (ok && how != 3)
+		d_record(cpu, D.clock, seq, len);
+}
+
+/*
+ * Writes nested in a reserved event, as the kernel makes them: an irq
+ * that writes while the event is reserved, an NMI inside that irq, or the
+ * same context again between ring_buffer_nest_start() and _end().  Each
+ * nested event may be discarded, and so may the outer one (it is then no
+ * longer the last in the ring).  ring_buffer_event_time_stamp() is asked
+ * inside each reserve: it must give that event's stamp.
+ */
+static void d_nested(int cpu)
+{
+	struct trace_buffer *b = D.b[0];
+	static const unsigned int lvl[] = { 0, HARDIRQ_OFFSET, HARDIRQ_OFFSET + NMI_OFFSET };
+	struct ring_buffer_event *e[3] = { NULL };
+	u32 len[3], seq[3];
+	u64 ts[3];
+	int moff[3], disc[3], depth = 1 + d_rand() % 2, nest = d_rand() % 3 == 0;
+	unsigned long need = 0;
+
+	for (int i = 0; i <= depth; i++) {
+		/* at least 4 bytes: an event read with a wrong stamp is known by them */
+		len[i] = max_t(u32, min_t(u32, d_len(&moff[i]), 2000), 4);
+		disc[i] = d_rand() % 4 == 0;
+		seq[i] = ++D.seq;
+		need += len[i] + 16;
+	}
+	if (!d_room(0, cpu, need - 16)) {
+		printf("nested cpu%d: not made\n", cpu);
+		return;
+	}
+	D.used[0][cpu] += need;
+	printf("nested cpu%d%s:", cpu, nest ? " nest_start" : "");
+	sim_bind(cpu);
+	for (int i = 0; i <= depth; i++) {
+		D.clock += 1 + d_rand() % 50;
+		d_clock_val = ts[i] = D.clock;
+		if (nest && i == 1)
+			ring_buffer_nest_start(b);
+		else if (!nest)
+			sim_ctx.pc += lvl[i];
+		e[i] = ring_buffer_lock_reserve(b, len[i]);
+		if (e[i]) {
+			t_fill(ring_buffer_event_data(e[i]), len[i], seq[i]);
+			printf(" [%d #%u len ", i, seq[i]);
+			d_plen(len[i], moff[i]);
+			printf(" stamp %s", ring_buffer_event_time_stamp(b, e[i]) == ts[i] ? "ok" : "wrong");
+		} else {
+			printf(" [%d refused", i);
+		}
+	}
+	for (int i = depth; i >= 0; i--) {
+		if (e[i]) {
+			if (disc[i])
+				ring_buffer_discard_commit(b, e[i]);
+			else
+				ring_buffer_unlock_commit(b);
+			printf(" %s]", disc[i] ? "discarded" : "committed");
+			if (!disc[i])
+				d_record(cpu, ts[i], seq[i], len[i]);
+		} else {
+			printf(" ]");
+		}
+		if (nest && i == 1)
+			ring_buffer_nest_end(b);
+		else if (!nest)
+			sim_ctx.pc -= lvl[i];
+	}
+	sim_bind(0);
+	printf("\n");
 }
 
 static void d_consume(int bi, int cpu, int peek)
@@ -157,7 +305,7 @@ static void d_consume(int bi, int cpu, int peek)
 		e = ring_buffer_consume(D.b[bi], cpu, &ts, &lost);
 	printf("%s buf%d cpu%d:", peek ? "peek" : "consume", bi, cpu);
 	if (e) {
-		d_event("", ts, ring_buffer_event_data(e), ring_buffer_event_length(e));
+		d_event(cpu, "", ts, ring_buffer_event_data(e), ring_buffer_event_length(e));
 		printf(" lost %lu", lost);
 	} else {
 		printf(" none");
@@ -165,19 +313,43 @@ static void d_consume(int bi, int cpu, int peek)
 	printf("\n");
 }
 
+/*
+ * An iterator over the whole CPU, reset once at a drawn point, with up to
+ * two writes to the same CPU between its reads (the iterator goes on to
+ * events written after it started, in both).  ring_buffer_iter_empty() is
+ * asked before each read.
+ */
 static void d_iterate(int cpu)
 {
 	struct ring_buffer_iter *it = ring_buffer_read_start(D.b[0], cpu, GFP_KERNEL);
 	struct ring_buffer_event *e;
-	int n = 0;
+	int n = 0, reset_at = d_rand() % 16, wr[2];
 	u64 ts;
 
+	wr[0] = d_rand() % 8 ? -1 : (int)(d_rand() % 16);
+	wr[1] = d_rand() % 8 ? -1 : (int)(d_rand() % 16);
 	printf("iterate cpu%d:", cpu);
 	if (!it) {
 		printf(" no iterator\n");
 		return;
 	}
 	while (n < 20000) {
+		if (n == reset_at) {
+			ring_buffer_iter_reset(it);
+			printf(" reset");
+			reset_at = -1;
+		}
+		for (int k = 0; k < 2; k++) {
+			if (wr[k] == n) {
+				printf(" {");
+				fflush(stdout);
+				d_write(cpu, 0);
+				printf("}");
+				wr[k] = -1;
+			}
+		}
+		if (ring_buffer_iter_empty(it))
+			printf(" (empty)");
 		e = ring_buffer_iter_peek(it, &ts);
 		/* stock gives up after a few empty sub-buffers per call */
 		for (int tries = 0; !e && tries < 8; tries++)
@@ -186,7 +358,7 @@ static void d_iterate(int cpu)
 			break;
 		if (ring_buffer_iter_dropped(it))
 			printf(" dropped");
-		d_event("", ts, ring_buffer_event_data(e), ring_buffer_event_length(e));
+		d_event(cpu, "", ts, ring_buffer_event_data(e), ring_buffer_event_length(e));
 		ring_buffer_iter_advance(it);
 		n++;
 	}
@@ -194,43 +366,77 @@ static void d_iterate(int cpu)
 	printf(" end\n");
 }
 
+/*
+ * read_page() until the CPU has no event left, full sub-buffers only
+ * first when drawn so (until one is refused), then any; up to three
+ * writes to the same CPU are made before the drawn page.  What is printed
+ * is the stream of events and losses in delivery order and the facts
+ * each page must satisfy, not the pages: the events that share a
+ * sub-buffer are each implementation's choice.  A last call on the empty
+ * CPU must be refused.
+ */
 static void d_read_page(int cpu)
 {
 	static struct t_pevent ev[4096];
 	struct buffer_data_read_page *rp = NULL;
-	int full = d_rand() & 1, n, missed, ret;
-	size_t size;
+	int full = d_rand() & 1, nw = d_rand() % 4, wat[3], n, missed, ret, i;
+	char *str = NULL;
+	size_t size, slen = 0;
+	FILE *f;
 
-	printf("read_page cpu%d full %d:", cpu, full);
+	for (int k = 0; k < 3; k++)
+		wat[k] = k < nw ? (int)(d_rand() % 4) : -1;
 	if (ring_buffer_alloc_read_page(D.b[0], cpu, &rp)) {
-		printf(" no page\n");
+		printf("read_page cpu%d: no page\n", cpu);
 		return;
 	}
+	f = open_memstream(&str, &slen);
 	size = ring_buffer_read_page_size(rp);
-	ret = ring_buffer_read_page(D.b[0], rp, size, cpu, full);
-#ifdef RB_STOCK
-	/*
-	 * Stock can hand back a sub-buffer with no event while one waits on
-	 * the next (seen after a consume emptied a sub-buffer that a large
-	 * event had filled): the event comes with the next call.  Asked
-	 * again here, on stock only; ours must never do it.
-	 */
-	if (ret >= 0 && !t_parse_page(ring_buffer_read_page_data(rp), size, ev,
-				      ARRAY_SIZE(ev), &missed) &&
-	    !ring_buffer_empty_cpu(D.b[0], cpu))
+	D.hold_used = 1;
+	for (i = 0; i < 1000; i++) {
+		for (int k = 0; k < 3; k++)
+			if (wat[k] == i)
+				d_write(cpu, d_rand() % 3 ? 0 : 2);
+		if (!ring_buffer_entries_cpu(D.b[0], cpu)) {
+			if (i >= 3)
+				break;
+			continue;
+		}
 		ret = ring_buffer_read_page(D.b[0], rp, size, cpu, full);
-#endif
-	if (ret < 0) {
-		printf(" %d\n", ret);
-		ring_buffer_free_read_page(D.b[0], cpu, rp);
-		return;
+		if (ret < 0) {
+			if (full) {
+				/* where "full" ends depends on the packing */
+				full = 0;
+				continue;
+			}
+			fprintf(f, " refused-while-waiting");
+			break;
+		}
+		n = t_parse_page(ring_buffer_read_page_data(rp), size, ev, ARRAY_SIZE(ev), &missed);
+		if (n < 0) {
+			fprintf(f, " malformed");
+			break;
+		}
+		/* the offset it returns is not for callers (trace.c only checks < 0) */
+		if (missed)
+			fprintf(f, " lost");
+		if (!n)
+			fprintf(f, " empty-page");
+		for (int j = 0; j < n; j++)
+			d_fevent(f, cpu, "", ev[j].ts, ev[j].data, ev[j].len);
 	}
-	n = t_parse_page(ring_buffer_read_page_data(rp), size, ev, ARRAY_SIZE(ev), &missed);
-	/* the offset it returns is not for callers (trace.c only checks < 0) */
-	printf(" missed %d", missed);
-	for (int i = 0; i < n; i++)
-		d_event("", ev[i].ts, ev[i].data, ev[i].len);
-	printf(n < 0 ? " malformed\n" : "\n");
+	D.hold_used = 0;
+	D.used[0][cpu] = 0;
+	ret = ring_buffer_read_page(D.b[0], rp, size, cpu, 0);
+	if (ret >= 0) {
+		n = t_parse_page(ring_buffer_read_page_data(rp), size, ev, ARRAY_SIZE(ev), &missed);
+		fprintf(f, " then %d events%s", n, missed ? " lost" : "");
+	} else {
+		fprintf(f, " then refused");
+	}
+	fclose(f);
+	printf("read_page cpu%d:%s\n", cpu, str);
+	free(str);
 	ring_buffer_free_read_page(D.b[0], cpu, rp);
 }
 
@@ -252,13 +458,48 @@ static void d_counters(void)
 	       ring_buffer_overruns(D.b[0]), ring_buffer_empty(D.b[0]));
 }
 
+/*
+ * The queries whose values are not fixed by the format are printed as the
+ * facts both must agree on.  bytes_cpu() counts what the packing costs
+ * (headers, padding): only that it is not zero while the CPU has an
+ * entry (with none, stock's may still count the padding of discarded
+ * events).  nr_dirty_pages() counts sub-buffers and oldest_event_ts() is
+ * the stamp of a sub-buffer's start: both are asked, neither printed.
+ * The largest event only while the order and stamp mode are the
+ * allocation's (see d_len()).
+ */
+static void d_queries(void)
+{
+	struct trace_buffer *a = D.b[0];
+
+	printf("queries: time_stamp %s abs %d is_on %d is_set_on %d subbuf %u",
+	       ring_buffer_time_stamp(a) == d_clock_val ? "ok" : "wrong",
+	       ring_buffer_time_stamp_abs(a), ring_buffer_record_is_on(a),
+	       ring_buffer_record_is_set_on(a), ring_buffer_subbuf_size_get(a));
+	if (!D.order && !D.abs)
+		printf(" max %lu", ring_buffer_max_event_size(a));
+	for (int cpu = 0; cpu < D_NCPU; cpu++) {
+		printf("; cpu%d", cpu);
+		if (ring_buffer_entries_cpu(a, cpu))
+			printf(" bytes %s", ring_buffer_bytes_cpu(a, cpu) ? ">0" : "0");
+		(void)ring_buffer_oldest_event_ts(a, cpu);
+		/* stock's does not check that the CPU has a ring (trace.c does) */
+		if (cpu != D_HOTCPU || D.hot_ring)
+			(void)ring_buffer_nr_dirty_pages(a, cpu);
+	}
+	printf("\n");
+}
+
 static void d_step(void)
 {
 	u32 op = d_rand(), cpu = (op >> 8) % D_NCPU;
 	struct trace_buffer *a = D.b[0];
 	int ret;
 
-	switch (op % 26) {
+	/* writes only where a CPU is online */
+	if (cpu == D_HOTCPU && D.offline)
+		cpu = (op >> 16) % (D_NCPU - 1);
+	switch (op % 34) {
 	case 0 ... 6:
 		d_write(cpu, 0);
 		break;
@@ -306,8 +547,10 @@ static void d_step(void)
 				}
 			}
 			ret = ring_buffer_resize(D.b[bi], size, all ? RING_BUFFER_ALL_CPUS : cpu);
-			printf("resize buf%d %s to %lu: %d\n", bi, all ? "all" : cpu ? "cpu1" : "cpu0",
-			       size, ret);
+			if (all)
+				printf("resize buf%d all to %lu: %d\n", bi, size, ret);
+			else
+				printf("resize buf%d cpu%u to %lu: %d\n", bi, cpu, size, ret);
 		}
 		break;
 	}
@@ -345,6 +588,7 @@ static void d_step(void)
 			printf("order buf%d %d: %d (now %d)\n", bi, order, ret,
 			       ring_buffer_subbuf_order_get(D.b[bi]));
 		}
+		D.order = ring_buffer_subbuf_order_get(a);
 		break;
 	}
 	case 21:
@@ -372,8 +616,64 @@ static void d_step(void)
 	case 25:
 		if (d_rand() % 4)
 			return d_write(cpu, 0);
-		ring_buffer_reset(a);
-		printf("reset\n");
+		if (d_rand() & 1) {
+			ring_buffer_reset(a);
+			printf("reset\n");
+		} else {
+			ring_buffer_reset_online_cpus(a);
+			printf("reset online cpus\n");
+		}
+		break;
+	case 26 ... 27:
+		d_nested(cpu);
+		break;
+	case 28:
+		/* record_disable()/enable() nest: enabled again when as many */
+		if (D.rec_off && d_rand() % 2) {
+			ring_buffer_record_enable(a);
+			D.rec_off--;
+		} else if (D.rec_off < 3) {
+			ring_buffer_record_disable(a);
+			D.rec_off++;
+		}
+		printf("record disabled %d: is_on %d is_set_on %d\n", D.rec_off,
+		       ring_buffer_record_is_on(a), ring_buffer_record_is_set_on(a));
+		break;
+	case 29:
+		if (D.rec_off_cpu[cpu] && d_rand() % 2) {
+			ring_buffer_record_enable_cpu(a, cpu);
+			D.rec_off_cpu[cpu]--;
+		} else if (D.rec_off_cpu[cpu] < 3) {
+			ring_buffer_record_disable_cpu(a, cpu);
+			D.rec_off_cpu[cpu]++;
+		}
+		printf("record disabled cpu%d %d\n", cpu, D.rec_off_cpu[cpu]);
+		break;
+	case 30:
+		d_queries();
+		break;
+	case 31:
+		/*
+		 * CPU hotplug: up prepares the CPU's ring in every buffer that
+		 * has none (at the size of the others'); down leaves the ring as
+		 * it is, readable, and no write is made there.
+		 */
+		if (D.offline) {
+			ret = sim_cpu_up(D_HOTCPU);
+			D.offline = ret != 0;
+			D.hot_ring |= !ret;
+			printf("cpu%d up: %d\n", D_HOTCPU, ret);
+		} else {
+			sim_cpu_down(D_HOTCPU);
+			D.offline = 1;
+			printf("cpu%d down\n", D_HOTCPU);
+		}
+		break;
+	case 32:
+		d_consume(0, D_HOTCPU, d_rand() & 1);
+		break;
+	case 33:
+		d_write(cpu, 2);
 		break;
 	}
 }
@@ -385,12 +685,21 @@ static void d_run(u64 seed, int steps)
 	D.recording = 1;
 	D.clock = 1000;
 	D.overwrite = d_rand() & 1;
-	printf("run %llu: overwrite %d\n", (unsigned long long)seed, D.overwrite);
+	D.offline = d_rand() % 3 == 0;
+	printf("run %llu: overwrite %d cpu%d %s\n", (unsigned long long)seed, D.overwrite,
+	       D_HOTCPU, D.offline ? "offline" : "online");
+	D.hot_ring = !D.offline;
+	if (D.offline)
+		sim_cpu_down(D_HOTCPU);
 	for (int bi = 0; bi < 2; bi++) {
 		D.b[bi] = ring_buffer_alloc((2 + d_rand() % 8) * PAGE_SIZE,
 					    D.overwrite ? RB_FL_OVERWRITE : 0);
 		if (!D.b[bi]) {
 			printf("alloc failed\n");
+			if (bi)
+				ring_buffer_free(D.b[0]);
+			if (D.offline)
+				sim_cpu_up(D_HOTCPU);
 			return;
 		}
 		ring_buffer_set_clock(D.b[bi], d_clock);
@@ -408,6 +717,13 @@ static void d_run(u64 seed, int steps)
 	d_counters();
 	ring_buffer_free(D.b[0]);
 	ring_buffer_free(D.b[1]);
+	/* RB_DIFF_EVENTS=1: every event written, to read a difference by */
+	if (getenv("RB_DIFF_EVENTS"))
+		for (int i = 0; i < D.nev; i++)
+			printf("event #%u ts %llu len %u\n", D.ev[i].seq,
+			       (unsigned long long)D.ev[i].ts, D.ev[i].len);
+	if (D.offline && sim_cpu_up(D_HOTCPU))
+		printf("cpu%d did not come up\n", D_HOTCPU);
 }
 
 /* --diff SEED[:RUNS[:STEPS]]: the traces of RUNS runs from SEED on */
