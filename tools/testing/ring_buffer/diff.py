@@ -6,11 +6,13 @@ from our ring_buffer.c and from stock 6.12's (STOCK=1), the same seeds on
 both; their traces of everything a caller observes must agree.
 
     diff.py OURS_RBTEST STOCK_RBTEST [--seed S] [--runs N] [--steps K] [--batch B]
+            [--timeout T]
 
 KTAP: one result per batch of B runs; a batch fails at the first line
 where a run's traces differ (printed with the step it belongs to), or when
-either program fails.  The seed base is printed: a failure reproduces with
---seed S --runs 1 on the run it names.
+either program fails or takes more than T seconds on one run.  The seed base is printed (a new one every time
+unless --seed is given): a failure reproduces with --seed S --runs 1 on
+the run it names, or rbtest --diff S:1:K on each build.
 
 Normalisation, the one place where the two traces may differ, applies to
 stock's trace only (ours is judged exactly): NORMALISE below, each entry
@@ -57,11 +59,23 @@ NORMALISE = [
 ]
 
 
-def trace(prog, seed, runs, steps):
-    r = subprocess.run([prog, '--diff', '%d:%d:%d' % (seed, runs, steps)],
-                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                       env=dict(os.environ, ASAN_OPTIONS='detect_leaks=0:abort_on_error=1'),
-                       errors='replace', timeout=1200)
+def trace(prog, seed, runs, steps, timeout):
+    """One program's trace of runs from seed: (exit status, text).
+
+    Each run has timeout seconds (rbtest stops with 124 and says which run
+    when one takes longer); the batch as a whole, as a backstop, as many
+    times that and a minute more."""
+    env = dict(os.environ, ASAN_OPTIONS='detect_leaks=0:abort_on_error=1',
+               RB_DIFF_RUN_SECS=str(timeout))
+    try:
+        r = subprocess.run([prog, '--diff', '%d:%d:%d' % (seed, runs, steps)],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env,
+                           errors='replace', timeout=runs * timeout + 60)
+    except subprocess.TimeoutExpired as e:
+        out = e.stdout or ''
+        if isinstance(out, bytes):
+            out = out.decode(errors='replace')
+        return 124, out + '\n(batch timed out)'
     return r.returncode, r.stdout
 
 
@@ -99,6 +113,8 @@ def main():
     ap.add_argument('--runs', type=int, default=200)
     ap.add_argument('--steps', type=int, default=300)
     ap.add_argument('--batch', type=int, default=25)
+    ap.add_argument('--timeout', type=int, default=60,
+                    help='seconds one run of one program may take')
     a = ap.parse_args()
     seed = a.seed if a.seed is not None else random.SystemRandom().randrange(1, 1 << 40)
     nb = (a.runs + a.batch - 1) // a.batch
@@ -111,13 +127,14 @@ def main():
         s0 = seed + k * a.batch
         n = min(a.batch, a.runs - k * a.batch)
         name = 'diff_seeds_%d_to_%d' % (s0, s0 + n - 1)
-        rc1, t1 = trace(a.ours, s0, n, a.steps)
-        rc2, t2 = trace(a.stock, s0, n, a.steps)
+        rc1, t1 = trace(a.ours, s0, n, a.steps, a.timeout)
+        rc2, t2 = trace(a.stock, s0, n, a.steps, a.timeout)
         ops += t1.count('\nstep ')
         why = None
         if rc1 or rc2:
             why = 'exit status: ours %d, stock %d' % (rc1, rc2)
-            for line in (t1 + t2).splitlines()[-5:]:
+            for line in (t1.splitlines()[-3:] if rc1 else []) + \
+                    (t2.splitlines()[-3:] if rc2 else []):
                 print('# %s' % line)
         else:
             r1, r2 = runs_of(t1, False), runs_of(t2, True)

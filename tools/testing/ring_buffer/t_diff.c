@@ -25,6 +25,7 @@
  *
  *   rbtest --diff SEED[:RUNS[:STEPS]]
  */
+#include <signal.h>
 #include "rb_test.h"
 
 #define D_NCPU 3
@@ -50,6 +51,7 @@ static struct {
 	int offline;			/* D_HOTCPU is offline */
 	int hot_ring;			/* D_HOTCPU has had a ring in both buffers */
 	int rec_off, rec_off_cpu[D_NCPU];	/* record_disable() depths */
+	u64 early[D_NCPU];		/* how early the last early stamp read was */
 } D;
 
 /*
@@ -90,37 +92,67 @@ static u32 d_rand(void)
 	return (D.rnd * 2685821657736338717ULL) >> 32;
 }
 
-/* An event read back: its seq if it was written with this stamp and is intact. */
-static void d_fevent(FILE *f, int cpu, const char *who, u64 ts, const void *data,
-		     unsigned int len)
+/* The event written with stamp ts: its index, or -1 and *below the last before it. */
+static int d_find(u64 ts, int *below)
 {
 	int lo = 0, hi = D.nev - 1;
 
 	while (lo <= hi) {
 		int mid = (lo + hi) / 2;
 
-		if (D.ev[mid].ts == ts) {
-			const struct d_ev *e = &D.ev[mid];
-
-			fprintf(f, " %s#%u%s", who, e->seq,
-				len < e->len || !t_check(data, e->len, e->seq) ? "(corrupt)" : "");
-			return;
-		}
+		if (D.ev[mid].ts == ts)
+			return mid;
 		if (D.ev[mid].ts < ts)
 			lo = mid + 1;
 		else
 			hi = mid - 1;
 	}
-	/*
-	 * A stamp that is no event's.  The event is then the first one
-	 * written after that stamp on the CPU whose payload it has (stock
-	 * reads some stamps early, see diff.py): "#seq(stamp-D)".  Else:
-	 * which event's stamp it is nearest after.
-	 */
-	for (int i = hi + 1; i < D.nev; i++) {
+	*below = hi;
+	return -1;
+}
+
+static bool d_is(const struct d_ev *e, int cpu, const void *data, unsigned int len)
+{
+	/* the length read is the one written rounded up (0 stores 1) */
+	return e->cpu == cpu && len >= e->len && len < e->len + 8 &&
+	       t_check(data, e->len, e->seq);
+}
+
+/* An event read back: its seq if it was written with this stamp and is intact. */
+static void d_fevent(FILE *f, int cpu, const char *who, u64 ts, const void *data,
+		     unsigned int len)
+{
+	int hi, i = d_find(ts, &hi);
+
+	if (i >= 0) {
 		const struct d_ev *e = &D.ev[i];
 
-		if (e->cpu == cpu && len >= e->len && t_check(data, e->len, e->seq)) {
+		fprintf(f, " %s#%u%s", who, e->seq,
+			len < e->len || !t_check(data, e->len, e->seq) ? "(corrupt)" : "");
+		return;
+	}
+	/*
+	 * A stamp that is no event's: stock reads some stamps early, all by
+	 * the same amount until its reader's stamp is set again (see
+	 * diff.py).  The event is then the one that many nanoseconds later
+	 * than the last such one on this CPU, else the first one written
+	 * after the stamp on the CPU whose length and payload it has:
+	 * "#seq(stamp-D)".  Else: which event's stamp it is nearest after.
+	 */
+	if (D.early[cpu]) {
+		int tmp, j = d_find(ts + D.early[cpu], &tmp);
+
+		if (j >= 0 && d_is(&D.ev[j], cpu, data, len)) {
+			fprintf(f, " %s#%u(stamp-%llu)", who, D.ev[j].seq,
+				(unsigned long long)D.early[cpu]);
+			return;
+		}
+	}
+	for (int j = hi + 1; j < D.nev; j++) {
+		const struct d_ev *e = &D.ev[j];
+
+		if (d_is(e, cpu, data, len)) {
+			D.early[cpu] = e->ts - ts;
 			fprintf(f, " %s#%u(stamp-%llu)", who, e->seq,
 				(unsigned long long)(e->ts - ts));
 			return;
@@ -726,7 +758,25 @@ static void d_run(u64 seed, int steps)
 		printf("cpu%d did not come up\n", D_HOTCPU);
 }
 
-/* --diff SEED[:RUNS[:STEPS]]: the traces of RUNS runs from SEED on */
+static unsigned long long d_cur_seed;
+
+/* A run that takes longer than RB_DIFF_RUN_SECS: say which, and stop. */
+static void d_timeout(int sig)
+{
+	char msg[80];
+	int n = snprintf(msg, sizeof(msg), "\nrun %llu: timed out\n", d_cur_seed);
+
+	(void)sig;
+	fflush(stdout);
+	if (write(1, msg, n) < 0)
+		_exit(125);
+	_exit(124);
+}
+
+/*
+ * --diff SEED[:RUNS[:STEPS]]: the traces of RUNS runs from SEED on; with
+ * RB_DIFF_RUN_SECS=T in the environment each run has T seconds (exit 124).
+ */
 int rb_diff_main(const char *arg)
 {
 	unsigned long long seed = strtoull(arg, NULL, 0);
@@ -736,8 +786,17 @@ int rb_diff_main(const char *arg)
 	if (p && strchr(p + 1, ':'))
 		steps = atoi(strchr(p + 1, ':') + 1);
 	setvbuf(stdout, NULL, _IOFBF, 1 << 20);
-	for (int r = 0; r < runs; r++)
+	const char *secs = getenv("RB_DIFF_RUN_SECS");
+
+	if (secs)
+		signal(SIGALRM, d_timeout);
+	for (int r = 0; r < runs; r++) {
+		d_cur_seed = seed + r;
+		if (secs)
+			alarm(atoi(secs));
 		d_run(seed + r, steps);
+	}
+	alarm(0);
 	fflush(stdout);
 	return sim_warnings() ? 1 : 0;
 }
