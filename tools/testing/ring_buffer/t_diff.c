@@ -43,7 +43,7 @@ static struct {
 	u64 clock, rnd;
 	u32 seq;
 	int overwrite, recording, abs, order;
-	struct d_ev ev[1 << 16];	/* every event written: ts -> seq, len */
+	struct d_ev ev[1 << 18];	/* every event written: ts -> seq, len */
 	int nev;
 	unsigned long used[2][D_NCPU];	/* bytes written since the CPU was last empty */
 	unsigned long max0;		/* the largest event at allocation */
@@ -52,6 +52,7 @@ static struct {
 	int hot_ring;			/* D_HOTCPU has had a ring in both buffers */
 	int rec_off, rec_off_cpu[D_NCPU];	/* record_disable() depths */
 	u64 early[D_NCPU];		/* how early the last early stamp read was */
+	u32 fills;			/* d_fill()s made */
 } D;
 
 /*
@@ -118,19 +119,40 @@ static bool d_is(const struct d_ev *e, int cpu, const void *data, unsigned int l
 	       t_check(data, e->len, e->seq);
 }
 
+/* The seq of an event read back (by stamp, else as d_fevent() says), or 0. */
+static u32 d_ident(int cpu, u64 ts, const void *data, unsigned int len)
+{
+	int hi, i = d_find(ts, &hi);
+
+	if (i >= 0 && len >= D.ev[i].len && t_check(data, D.ev[i].len, D.ev[i].seq))
+		return D.ev[i].seq;
+	if (i >= 0)
+		hi = i;
+	if (D.early[cpu]) {
+		int tmp, j = d_find(ts + D.early[cpu], &tmp);
+
+		if (j >= 0 && d_is(&D.ev[j], cpu, data, len))
+			return D.ev[j].seq;
+	}
+	for (int j = hi + 1; j < D.nev; j++)
+		if (d_is(&D.ev[j], cpu, data, len))
+			return D.ev[j].seq;
+	return 0;
+}
+
 /* An event read back: its seq if it was written with this stamp and is intact. */
 static void d_fevent(FILE *f, int cpu, const char *who, u64 ts, const void *data,
 		     unsigned int len)
 {
 	int hi, i = d_find(ts, &hi);
 
-	if (i >= 0) {
-		const struct d_ev *e = &D.ev[i];
-
-		fprintf(f, " %s#%u%s", who, e->seq,
-			len < e->len || !t_check(data, e->len, e->seq) ? "(corrupt)" : "");
+	if (i >= 0 && len >= D.ev[i].len && t_check(data, D.ev[i].len, D.ev[i].seq)) {
+		fprintf(f, " %s#%u", who, D.ev[i].seq);
 		return;
 	}
+	/* another event's stamp: corrupt, unless an early stamp (below) */
+	if (i >= 0)
+		hi = i;
 	/*
 	 * A stamp that is no event's: stock reads some stamps early, all by
 	 * the same amount until its reader's stamp is set again (see
@@ -158,7 +180,9 @@ static void d_fevent(FILE *f, int cpu, const char *who, u64 ts, const void *data
 			return;
 		}
 	}
-	if (hi >= 0)
+	if (i >= 0)
+		fprintf(f, " %s#%u(corrupt)", who, D.ev[i].seq);
+	else if (hi >= 0)
 		fprintf(f, " %s?ts=#%u+%llu", who, D.ev[hi].seq,
 			(unsigned long long)(ts - D.ev[hi].ts));
 	else
@@ -491,6 +515,131 @@ static void d_counters(void)
 }
 
 /*
+ * Past full, where the two keep different amounts (stock one sub-buffer
+ * fewer in overwrite mode, and refusing a few events earlier in
+ * producer/consumer mode): the CPU is reset, written with events of one
+ * length until the ring has lapped (overwrite) or refused ten (not), then
+ * drained by consume or read_page, and reset again.  What is printed is
+ * what both must agree on, not how many were kept: in overwrite mode no
+ * write is refused, what is read is the newest events in order with none
+ * missing, the loss is reported once, before the first event read (and
+ * with consume, as the number missing); in producer/consumer mode what is
+ * read is every accepted event in order, the refused ones are the last
+ * ones, and no loss is reported.
+ */
+static void d_fill(int cpu)
+{
+	static struct t_pevent ev[4096];
+	struct trace_buffer *b = D.b[0];
+	int by_page = d_rand() & 1, refused = 0, ok_after = 0, bad = 0, nread = 0, nlost = 0;
+	unsigned long lost_sum = 0, lost_first = 0;
+	u32 len = d_lens[4 + d_rand() % 10], last = 0, next;
+	static u8 buf[4096];
+	/* its own generator: how many events a fill takes is each one's */
+	u64 lr = ((u64)d_rand() << 32 | d_rand()) | 1, clock0;
+	int n;
+
+	if (!D.recording || D.rec_off || D.rec_off_cpu[cpu] || D.fills >= 6) {
+		printf("fill cpu%d: not made\n", cpu);
+		return;
+	}
+	ring_buffer_reset_cpu(b, cpu);
+	D.fills++;
+	clock0 = D.clock;
+	sim_bind(cpu);
+	for (n = 0; n < 100000; n++) {
+		/* numbers of their own: the rest of the run's do not depend on n */
+		u32 seq = (D.fills << 24) + n + 1;
+
+		lr ^= lr >> 12;
+		lr ^= lr << 25;
+		lr ^= lr >> 27;
+		D.clock += 1 + ((lr * 2685821657736338717ULL) >> 32) % 300;
+		d_clock_val = D.clock;
+		t_fill(buf, len, seq);
+		if (ring_buffer_write(b, len, buf) == 0) {
+			d_record(cpu, D.clock, seq, len);
+			last = seq;
+			ok_after |= refused;
+		} else {
+			refused++;
+		}
+		if (D.overwrite ? ring_buffer_overrun_cpu(b, cpu) > 20 : refused >= 10)
+			break;
+	}
+	sim_bind(0);
+	next = 0;
+	/* the events read, in order: each the next written after the one before */
+	if (!by_page) {
+		struct ring_buffer_event *e;
+		unsigned long lost;
+		u64 ts;
+
+		while ((e = ring_buffer_consume(b, cpu, &ts, &lost))) {
+			u32 seq = d_ident(cpu, ts, ring_buffer_event_data(e),
+					  ring_buffer_event_length(e));
+
+			if (lost) {
+				nlost++;
+				lost_sum += lost;
+				if (!nread)
+					lost_first = lost;
+			}
+			bad |= !seq || (next && seq != next);
+			next = seq + 1;
+			nread++;
+		}
+	} else {
+		struct buffer_data_read_page *rp = NULL;
+		int missed, k, ret;
+
+		if (ring_buffer_alloc_read_page(b, cpu, &rp)) {
+			printf("fill cpu%d: no page\n", cpu);
+			return;
+		}
+		for (int p = 0; p < 10000 && ring_buffer_entries_cpu(b, cpu); p++) {
+			ret = ring_buffer_read_page(b, rp, ring_buffer_read_page_size(rp), cpu, 0);
+			if (ret < 0)
+				break;
+			k = t_parse_page(ring_buffer_read_page_data(rp), ring_buffer_read_page_size(rp),
+					 ev, ARRAY_SIZE(ev), &missed);
+			if (k < 0) {
+				bad = 1;
+				break;
+			}
+			if (missed) {
+				nlost++;
+				if (!nread)
+					lost_first = 1;
+			}
+			for (int j = 0; j < k; j++) {
+				u32 seq = d_ident(cpu, ev[j].ts, ev[j].data, ev[j].len);
+
+				bad |= !seq || (next && seq != next);
+				next = seq + 1;
+				nread++;
+			}
+		}
+		ring_buffer_free_read_page(b, cpu, rp);
+	}
+	printf("fill cpu%d len %u by %s:", cpu, len, by_page ? "read_page" : "consume");
+	if (D.overwrite)
+		printf(" refused %d, in order %s, newest %s, lost reported %s%s\n", refused,
+		       bad ? "no" : "yes", next == last + 1 ? "yes" : "no",
+		       nlost == 1 && lost_first ? "once before the first" : nlost ? "elsewhere" : "never",
+		       by_page ? "" : lost_sum == (unsigned long)(n + 1 - refused - nread) ?
+		       ", as the number missing" : ", not as the number missing");
+	else
+		printf(" refused the last %s, in order %s, all accepted %s, lost reported %s\n",
+		       refused && !ok_after ? "yes" : "no", bad ? "no" : "yes",
+		       nread == n + 1 - refused ? "yes" : "no", nlost ? "yes" : "never");
+	ring_buffer_reset_cpu(b, cpu);
+	D.used[0][cpu] = 0;
+	/* the clock goes on from where it would be whatever n was */
+	D.clock = clock0 + (1ULL << 35);
+}
+
+/*
  * The queries whose values are not fixed by the format are printed as the
  * facts both must agree on.  bytes_cpu() counts what the packing costs
  * (headers, padding): only that it is not zero while the CPU has an
@@ -629,7 +778,9 @@ static void d_step(void)
 		printf("overwrite %d\n", D.overwrite);
 		break;
 	case 22:
-		D.recording = !D.recording;
+		/* on again at once, off a third of the times: mostly recording */
+		if (!D.recording || d_rand() % 3 == 0)
+			D.recording = !D.recording;
 		if (D.recording)
 			ring_buffer_record_on(a);
 		else
@@ -661,7 +812,7 @@ static void d_step(void)
 		break;
 	case 28:
 		/* record_disable()/enable() nest: enabled again when as many */
-		if (D.rec_off && d_rand() % 2) {
+		if (D.rec_off && d_rand() % 4) {
 			ring_buffer_record_enable(a);
 			D.rec_off--;
 		} else if (D.rec_off < 3) {
@@ -672,7 +823,7 @@ static void d_step(void)
 		       ring_buffer_record_is_on(a), ring_buffer_record_is_set_on(a));
 		break;
 	case 29:
-		if (D.rec_off_cpu[cpu] && d_rand() % 2) {
+		if (D.rec_off_cpu[cpu] && d_rand() % 4) {
 			ring_buffer_record_enable_cpu(a, cpu);
 			D.rec_off_cpu[cpu]--;
 		} else if (D.rec_off_cpu[cpu] < 3) {
@@ -705,7 +856,10 @@ static void d_step(void)
 		d_consume(0, D_HOTCPU, d_rand() & 1);
 		break;
 	case 33:
-		d_write(cpu, 2);
+		if (d_rand() % 3 == 0)
+			d_write(cpu, 2);
+		else
+			d_fill(cpu);
 		break;
 	}
 }
