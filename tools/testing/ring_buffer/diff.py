@@ -9,17 +9,21 @@ both; their traces of everything a caller observes must agree.
             [--timeout T]
 
 KTAP: one result per batch of B runs; a batch fails at the first line
-where a run's traces differ (printed with the step it belongs to), or when
-either program fails or takes more than T seconds on one run.  The seed base is printed (a new one every time
-unless --seed is given): a failure reproduces with --seed S --runs 1 on
-the run it names, or rbtest --diff S:1:K on each build.
+where a run's traces differ (printed with the step it belongs to), or
+when either program fails or takes more than T seconds on one run.  The
+seed base is printed (a new one every time unless --seed is given): a
+failure reproduces with --seed S --runs 1 on the run it names, or with
+rbtest --diff S:1:K on each build.
 
 Normalisation, the one place where the two traces may differ, applies to
 stock's trace only (ours is judged exactly): NORMALISE below, each entry
-with why, and in t_diff.c the generator's limits (no CPU more than a third
-full, a CPU emptied before it shrinks or changes order, event lengths
-within the allocation's limit) and stock's second read_page() after an
-empty sub-buffer.  Anything else is a difference.
+with why.  What the format leaves to each implementation is not printed
+as such by t_diff.c but as the facts both must agree on (read_page as a
+stream of events and losses, a fill by what came back in order and where
+the loss was reported, bytes_cpu only whether it is zero); its other
+limits (no CPU more than a third full outside a fill, a CPU emptied before
+it shrinks or changes order, event lengths within the allocation's limit)
+are at their places in t_diff.c.  Anything else is a difference.
 """
 import argparse
 import os

@@ -4,12 +4,13 @@
  * single-context API (writes of every size class, reserve/commit/discard,
  * writes from an irq, writes nested in a reserved event from an irq and
  * an NMI and through nest_start/nest_end, consume, peek, iterators with
- * resets and writes between their reads, read_page, resize of one CPU or
- * all, sub-buffer order, swap_cpu, reset_cpu, reset, reset_online_cpus,
- * record on/off, record_disable/enable of the buffer and of one CPU,
- * overwrite on/off, absolute stamps, clock jumps, a CPU that is offline
- * at allocation and comes up (or goes down) later, and the queries) on
- * two buffers over three simulated CPUs.  It judges nothing: it prints
+ * resets and writes between their reads, read_page, filling a CPU past
+ * full in both modes, resize of one CPU or all, sub-buffer order,
+ * swap_cpu, reset_cpu, reset, reset_online_cpus, record on/off,
+ * record_disable/enable of the buffer and of one CPU, overwrite on/off,
+ * absolute stamps, clock jumps, a CPU that is offline at allocation and
+ * comes up (or goes down) later, and the queries) on two buffers over
+ * three simulated CPUs.  It judges nothing: it prints
  * what a caller can observe, one line per call and the counters of every
  * CPU after each step, in a canonical form.  diff.py runs it on ours and
  * on stock 6.12 (STOCK=1) with the same seeds and compares the two
