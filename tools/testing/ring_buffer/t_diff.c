@@ -273,6 +273,9 @@ static void d_write(int cpu, int how)
 	if (how == 2)
 		sim_ctx.pc -= HARDIRQ_OFFSET;
 	sim_bind(0);
+	/* a refused write takes no room */
+	if (!ok)
+		D.used[0][cpu] -= len + 16;
 	printf("write cpu%d len ", cpu);
 	d_plen(len, max_off);
 	printf(" how %d: %s #%u\n", how, ok ? "ok" : "refused", seq);
@@ -779,8 +782,8 @@ static void d_step(void)
 		printf("overwrite %d\n", D.overwrite);
 		break;
 	case 22:
-		/* on again at once, off a third of the times: mostly recording */
-		if (!D.recording || d_rand() % 3 == 0)
+		/* on again at once, off one time in six: mostly recording */
+		if (!D.recording || d_rand() % 6 == 0)
 			D.recording = !D.recording;
 		if (D.recording)
 			ring_buffer_record_on(a);
@@ -812,11 +815,14 @@ static void d_step(void)
 		d_nested(cpu);
 		break;
 	case 28:
-		/* record_disable()/enable() nest: enabled again when as many */
+		/*
+		 * record_disable()/enable() nest: enabled again when as many.
+		 * Mostly enabled: disabled one time in eight from zero.
+		 */
 		if (D.rec_off && d_rand() % 4) {
 			ring_buffer_record_enable(a);
 			D.rec_off--;
-		} else if (D.rec_off < 3) {
+		} else if (D.rec_off ? D.rec_off < 3 : d_rand() % 8 == 0) {
 			ring_buffer_record_disable(a);
 			D.rec_off++;
 		}
@@ -824,10 +830,14 @@ static void d_step(void)
 		       ring_buffer_record_is_on(a), ring_buffer_record_is_set_on(a));
 		break;
 	case 29:
+		/* a disabled CPU is the one enabled again, three times in four */
+		for (int c = 0; c < D_NCPU; c++)
+			if (D.rec_off_cpu[c])
+				cpu = c;
 		if (D.rec_off_cpu[cpu] && d_rand() % 4) {
 			ring_buffer_record_enable_cpu(a, cpu);
 			D.rec_off_cpu[cpu]--;
-		} else if (D.rec_off_cpu[cpu] < 3) {
+		} else if (D.rec_off_cpu[cpu] ? D.rec_off_cpu[cpu] < 3 : d_rand() % 4 == 0) {
 			ring_buffer_record_disable_cpu(a, cpu);
 			D.rec_off_cpu[cpu]++;
 		}
