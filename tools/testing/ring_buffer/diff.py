@@ -45,6 +45,11 @@ NORMALISE = [
     # large event had filled): the event comes with the next call.
     (r' empty-page', '',
      'stock: read_page() hands over an empty sub-buffer while an event waits'),
+    # With no event left but the padding of a discarded one, stock's
+    # read_page() hands over that sub-buffer, with no event on it, where
+    # an empty CPU refuses (-1).
+    (r'^((?:step \d+: )?read_page cpu\d:.*) then 0 events$', r'\1 then refused',
+     'stock: read_page() hands over a sub-buffer of padding only when no event is left'),
     # An event discarded after an interrupt wrote one behind it stays in
     # the ring as padding that keeps its time delta; stock's readers
     # (consume, peek, iterator) and the pages' format skip a padding's
