@@ -6,18 +6,24 @@ from our ring_buffer.c and from stock 6.12's (STOCK=1), the same seeds on
 both; their traces of everything a caller observes must agree.
 
     diff.py OURS_RBTEST STOCK_RBTEST [--seed S] [--runs N] [--steps K] [--batch B]
+            [--timeout T]
 
 KTAP: one result per batch of B runs; a batch fails at the first line
-where a run's traces differ (printed with the step it belongs to), or when
-either program fails.  The seed base is printed: a failure reproduces with
---seed S --runs 1 on the run it names.
+where a run's traces differ (printed with the step it belongs to), or
+when either program fails or takes more than T seconds on one run.  The
+seed base is printed (a new one every time unless --seed is given): a
+failure reproduces with --seed S --runs 1 on the run it names, or with
+rbtest --diff S:1:K on each build.
 
 Normalisation, the one place where the two traces may differ, applies to
 stock's trace only (ours is judged exactly): NORMALISE below, each entry
-with why, and in t_diff.c the generator's limits (no CPU more than a third
-full, a CPU emptied before it shrinks or changes order, event lengths
-within the allocation's limit) and stock's second read_page() after an
-empty sub-buffer.  Anything else is a difference.
+with why.  What the format leaves to each implementation is not printed
+as such by t_diff.c but as the facts both must agree on (read_page as a
+stream of events and losses, a fill by what came back in order and where
+the loss was reported, bytes_cpu only whether it is zero); its other
+limits (no CPU more than a third full outside a fill, a CPU emptied before
+it shrinks or changes order, event lengths within the allocation's limit)
+are at their places in t_diff.c.  Anything else is a difference.
 """
 import argparse
 import os
@@ -34,14 +40,51 @@ NORMALISE = [
      'stock: empty_cpu() 0 with only padding left'),
     (r'^(  entries 0 overruns \d+) empty 0$', r'\1 empty 1',
      'stock: empty() 0 with only padding left'),
+    # Stock's read_page() can hand back a sub-buffer with no event while
+    # one waits on the next (after a consume emptied a sub-buffer that a
+    # large event had filled): the event comes with the next call.
+    (r' empty-page', '',
+     'stock: read_page() hands over an empty sub-buffer while an event waits'),
+    # With no event left but the padding of a discarded one, stock's
+    # read_page() hands over that sub-buffer, with no event on it, where
+    # an empty CPU refuses (-1).
+    (r'^((?:step \d+: )?read_page cpu\d:.*) then 0 events$', r'\1 then refused',
+     'stock: read_page() hands over a sub-buffer of padding only when no event is left'),
+    # An event discarded after an interrupt wrote one behind it stays in
+    # the ring as padding that keeps its time delta; stock's readers
+    # (consume, peek, iterator) and the pages' format skip a padding's
+    # delta, so the events written behind it read with a stamp early by
+    # that much.  t_diff.c finds such an event by its payload and prints
+    # it as #SEQ(stamp-D).
+    (r'#(\d+)\(stamp-\d+\)', r'#\1',
+     'stock: an event behind a discarded interrupted event reads with an early stamp'),
+    # Stock's iter_empty() compares positions: an iterator at the end of
+    # a sub-buffer whose last event was discarded (padding to its end)
+    # while the writer has moved to the next, empty one, is "not empty"
+    # though the iterator has no event left to give.  Only where its peek
+    # then finds nothing (the end of the line).
+    (r'^((?:step \d+: )?iterate .*?)(?<! \(empty\)) end$', r'\1 (empty) end',
+     'stock: iter_empty() 0 at the end with padding before the writer'),
 ]
 
 
-def trace(prog, seed, runs, steps):
-    r = subprocess.run([prog, '--diff', '%d:%d:%d' % (seed, runs, steps)],
-                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                       env=dict(os.environ, ASAN_OPTIONS='detect_leaks=0:abort_on_error=1'),
-                       errors='replace', timeout=1200)
+def trace(prog, seed, runs, steps, timeout):
+    """One program's trace of runs from seed: (exit status, text).
+
+    Each run has timeout seconds (rbtest stops with 124 and says which run
+    when one takes longer); the batch as a whole, as a backstop, as many
+    times that and a minute more."""
+    env = dict(os.environ, ASAN_OPTIONS='detect_leaks=0:abort_on_error=1',
+               RB_DIFF_RUN_SECS=str(timeout))
+    try:
+        r = subprocess.run([prog, '--diff', '%d:%d:%d' % (seed, runs, steps)],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env,
+                           errors='replace', timeout=runs * timeout + 60)
+    except subprocess.TimeoutExpired as e:
+        out = e.stdout or ''
+        if isinstance(out, bytes):
+            out = out.decode(errors='replace')
+        return 124, out + '\n(batch timed out)'
     return r.returncode, r.stdout
 
 
@@ -79,6 +122,8 @@ def main():
     ap.add_argument('--runs', type=int, default=200)
     ap.add_argument('--steps', type=int, default=300)
     ap.add_argument('--batch', type=int, default=25)
+    ap.add_argument('--timeout', type=int, default=60,
+                    help='seconds one run of one program may take')
     a = ap.parse_args()
     seed = a.seed if a.seed is not None else random.SystemRandom().randrange(1, 1 << 40)
     nb = (a.runs + a.batch - 1) // a.batch
@@ -91,13 +136,14 @@ def main():
         s0 = seed + k * a.batch
         n = min(a.batch, a.runs - k * a.batch)
         name = 'diff_seeds_%d_to_%d' % (s0, s0 + n - 1)
-        rc1, t1 = trace(a.ours, s0, n, a.steps)
-        rc2, t2 = trace(a.stock, s0, n, a.steps)
+        rc1, t1 = trace(a.ours, s0, n, a.steps, a.timeout)
+        rc2, t2 = trace(a.stock, s0, n, a.steps, a.timeout)
         ops += t1.count('\nstep ')
         why = None
         if rc1 or rc2:
             why = 'exit status: ours %d, stock %d' % (rc1, rc2)
-            for line in (t1 + t2).splitlines()[-5:]:
+            for line in (t1.splitlines()[-3:] if rc1 else []) + \
+                    (t2.splitlines()[-3:] if rc2 else []):
                 print('# %s' % line)
         else:
             r1, r2 = runs_of(t1, False), runs_of(t2, True)
