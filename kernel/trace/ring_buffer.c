@@ -1217,6 +1217,16 @@ static __always_inline void rb_rd_sync(struct rb_cpu *cb)
 	rb_rd_move(cb, head);
 }
 
+/*
+ * Events committed and neither read nor overwritten.  A writer counts its
+ * event before it publishes it, so none is readable while this is 0.
+ */
+static long rb_entries(struct rb_cpu *cb)
+{
+	return local_read(&cb->committed) - READ_ONCE(cb->read) -
+	       local_read(&cb->overrun);
+}
+
 /* Has the writer published data in sub-buffer @seq or beyond? */
 static bool rb_has_data(struct rb_cpu *cb, u64 seq)
 {
@@ -3178,11 +3188,14 @@ bool ring_buffer_empty_cpu(struct trace_buffer *buffer, int cpu)
 	if (!cb || rb_nmi_no_read())
 		return true;
 	locked = rb_lock(cb, &flags);
-	/* A query: no sub-buffer leaves the ring for it. */
+	/*
+	 * A query: no sub-buffer leaves the ring for it.  The bytes left to
+	 * read may be the padding of discarded events only.
+	 */
 	if (unlikely(!locked))
 		empty = !rb_dump_look(buffer, cb, &ts);
 	else
-		empty = !rb_rd_pending(cb);
+		empty = !rb_rd_pending(cb) || rb_entries(cb) <= 0;
 	rb_unlock(cb, flags, locked);
 	return empty;
 }
@@ -3224,8 +3237,7 @@ unsigned long ring_buffer_entries_cpu(struct trace_buffer *buffer, int cpu)
 
 	if (!cb)
 		return 0;
-	n = local_read(&cb->committed) - READ_ONCE(cb->read) -
-	    local_read(&cb->overrun);
+	n = rb_entries(cb);
 	return n > 0 ? n : 0;
 }
 EXPORT_SYMBOL_GPL(ring_buffer_entries_cpu);

@@ -10,7 +10,9 @@
 #      once that must both succeed, one waiting for the other,
 #   1. the harness chain: the user-space harness (make -C
 #      tools/testing/ring_buffer test, then test32: the same as a 32-bit
-#      program), then (ours only) the quick subset of the mutation tests of
+#      program), then (ours only) the differential against stock 6.12
+#      (make diff-sample, a new seed base each run), then the quick subset
+#      of the mutation tests of
 #      ring_buffer.c (make mutants, under 10 minutes; make mutants-all runs
 #      every mutant), one result per mutant;
 #      the model chain (ours only): the litmus tests of the barrier pairs
@@ -232,6 +234,13 @@ user_harness_stages() {
 		else
 			record fail "user-space harness (32-bit)" "make -C tools/testing/ring_buffer test32 failed"
 			stage_end FAILED
+		fi
+		# The differential against stock 6.12: a few hundred seeded runs
+		# of the whole single-context API, from a seed base that changes
+		# every run (printed), one result per batch.  Ours only: it
+		# builds both files itself.
+		if [ "$kind" = ours ]; then
+			harness_ktap "differential against stock 6.12" diff-sample diff
 		fi
 	else
 		msg "no tools/testing/ring_buffer/Makefile: no user-space harness to run"
