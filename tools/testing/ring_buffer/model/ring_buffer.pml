@@ -116,8 +116,15 @@
  *    reads it, which is not modelled.
  *  rb_page_commits() `sb->page`, `sb->page#2`; rb_rd_move()
  *    `WRITE_ONCE(cb->pm->rd)`; rb_range_clear() `WRITE_ONCE(cb->pm->rd)`,
- *    `barrier()`: a persistent range's records (cb->pm is NULL in the
- *    model).
+ *    `barrier()`, `smp_wmb()`: a persistent range's records (cb->pm is
+ *    NULL in the model).
+ *  rb_iter_fill() `local_read(&cb->pushing)`: an iterator reads a
+ *    sub-buffer being pushed out until the writer marks its slot
+ *    (rb_cur_fill()'s tag check decides); the model's iterator moves on
+ *    at once, which the code also does once the push is counted.
+ *  rb_rd_give() `cb->rd.copy->time_stamp =`,
+ *    `local_set(&cb->rd.copy->commit)`: the page read_page() gives the
+ *    reader is emptied; page contents are not modelled.
  *  rb_cur_event() `atomic_or(&buffer->record_disabled)`: the RB_WARN
  *    path, an assertion (p_torn) in the model.
  *  rb_map_next() `local_read(&rd->copy->commit)`,
