@@ -28,7 +28,6 @@
  *    map/unmap still work).
  */
 #include <stdarg.h>
-#include <sys/syscall.h>
 
 #include "rb_test.h"
 
@@ -308,8 +307,8 @@ static int or_deliver(int cpu, const void *data, u32 len, long lost, u64 ts, int
 	if (!l || or_decode(cpu, data, len, &s, &seq, or_how_name[how]))
 		return -1;
 	if (getenv("OR_DEBUG") && atoi(getenv("OR_DEBUG")) > 1)
-		printf("# deliver cpu %d key %d tid %d pc %#lx how %s %d.%u\n", cpu, l->key,
-		       (int)syscall(186), (unsigned long)sim_ctx.pc, or_how_name[how], s, seq);
+		printf("# deliver cpu %d key %d how %s %d.%u\n", cpu, l->key,
+		       or_how_name[how], s, seq);
 	/* atomics: a reader on another CPU may run at the same time */
 	if (__atomic_fetch_add(&or_cpu[cpu].rec[s][seq].seen, 1, __ATOMIC_RELAXED)) {
 		or_fail("%s of CPU %d: event %d.%u delivered twice", or_how_name[how], cpu, s, seq);
