@@ -199,7 +199,8 @@ int or_peek(struct trace_buffer *b, int cpu);
 int or_read_page(struct trace_buffer *b, int cpu, struct buffer_data_read_page *rp,
 		 size_t len, int full);
 int or_parse_page(int cpu, const void *page, size_t size);
-int or_iter_pass(struct trace_buffer *b, int cpu);
+/* an iterator from start to finish, reading at most @max events (0: all) */
+int or_iter_pass(struct trace_buffer *b, int cpu, int max);
 /*
  * A read by ftrace_dump() from an NMI: without the reader lock it reads in
  * place and the reader reads the same events again; with it, it consumes.

@@ -13,8 +13,10 @@
  *
  * Environment: MATRIX_SEED (sampling seed, else time-based; printed),
  * MATRIX_RATE (fraction of each pair's points run, default 1: all),
- * MATRIX_BUDGET (seconds; pairs not started by then are reported as not
- * run), MATRIX_ONLY (substring of "A/B/ctx" to select pairs).
+ * MATRIX_MAX (at most that many points run per pair, the first ones
+ * sampled; 0: no cap), MATRIX_BUDGET (seconds; pairs not started by then
+ * are reported as not run), MATRIX_ONLY (substring of "A/B/ctx" to select
+ * pairs), MATRIX_STRICT=1 (known failures count).
  */
 #include <signal.h>
 #include <sys/mman.h>
@@ -103,7 +105,8 @@ static void mx_read_page(void)
 
 static void mx_iter(void)
 {
-	or_iter_pass(mx_b, 0);
+	/* start, 40 events, finish: the reads after those cost time, no new point */
+	or_iter_pass(mx_b, 0, 40);
 }
 
 static void mx_map(void)
@@ -245,6 +248,7 @@ static unsigned int mx_judge_flags;
 /* counters shared with the children: masked points, points where B waited */
 static long *mx_shared;
 static double mx_rate;
+static long mx_max, mx_picked;
 static unsigned long long mx_seed, mx_pair_seed;
 
 static int mx_filter(long point)
@@ -254,13 +258,18 @@ static int mx_filter(long point)
 	/* after the first failure of a pair, its other points are not run */
 	if (__atomic_load_n(&mx_shared[2], __ATOMIC_RELAXED))
 		return 0;
-	if (mx_rate >= 1)
-		return 1;
-	x = (mx_pair_seed + point) * 0x9E3779B97F4A7C15ULL;
-	x ^= x >> 29;
-	x *= 0xBF58476D1CE4E5B9ULL;
-	x ^= x >> 32;
-	return (double)(x % 1000000) / 1e6 < mx_rate;
+	if (mx_max && mx_picked >= mx_max)
+		return 0;
+	if (mx_rate < 1) {
+		x = (mx_pair_seed + point) * 0x9E3779B97F4A7C15ULL;
+		x ^= x >> 29;
+		x *= 0xBF58476D1CE4E5B9ULL;
+		x ^= x >> 32;
+		if ((double)(x % 1000000) / 1e6 >= mx_rate)
+			return 0;
+	}
+	mx_picked++;
+	return 1;
 }
 
 static struct sim_thread mx_th;
@@ -369,10 +378,13 @@ static int mx_setup(void)
 			return -1;
 		ring_buffer_set_clock(mx_b2, mx_tick);
 	}
-	/* every CPU's ring two and a half sub-buffers full */
+	/*
+	 * CPU 0's ring two and a half sub-buffers full, the others a few
+	 * events (the NMI dump drains them all, stepped when it is A)
+	 */
 	for (int cpu = 0; cpu < nr_cpu_ids; cpu++) {
 		sim_ctx.cpu = cpu;
-		for (int i = 0; i < 320; i++)
+		for (int i = 0; i < (cpu ? 40 : 320); i++)
 			if (or_write(mx_b, 24))
 				return -1;
 	}
@@ -423,6 +435,7 @@ static int mx_pair(int ai, int bi, int ctx, struct mx_result *r)
 	mx_ctx = ctx;
 	mx_pair_seed = mx_seed * 1000003ULL + (ai * 64 + bi) * 4 + ctx;
 	mx_shared[0] = mx_shared[1] = mx_shared[2] = 0;
+	mx_picked = 0;
 	or_name = "";
 	if (mx_setup()) {
 		printf("# %s / %s: setup failed\n", mx_a->name, mx_bop->name);
@@ -453,6 +466,8 @@ static int mx_pair(int ai, int bi, int ctx, struct mx_result *r)
 	return r->first_bad || r->bad_after;
 }
 
+static int *mx_order_of;
+
 int rb_matrix_main(void)
 {
 	const char *e, *only = getenv("MATRIX_ONLY");
@@ -466,6 +481,8 @@ int rb_matrix_main(void)
 	mx_seed = e && *e ? strtoull(e, NULL, 0) : (unsigned long long)time(NULL);
 	e = getenv("MATRIX_RATE");
 	mx_rate = e && *e ? atof(e) : 1;
+	e = getenv("MATRIX_MAX");
+	mx_max = e && *e ? atol(e) : 0;
 	e = getenv("MATRIX_BUDGET");
 	budget = e && *e ? atof(e) : 0;
 	mx_shared = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -475,14 +492,41 @@ int rb_matrix_main(void)
 	/* synchronize_rcu() waits for CPUs inside atomic sections */
 	sim_set_exclusive(1);
 	sim_step_quiet = 1;
-	printf("# matrix: MATRIX_SEED=%llu MATRIX_RATE=%g MATRIX_BUDGET=%g%s%s\n", mx_seed,
-	       mx_rate, budget, only ? " MATRIX_ONLY=" : "", only ? only : "");
+	printf("# matrix: MATRIX_SEED=%llu MATRIX_RATE=%g MATRIX_MAX=%ld MATRIX_BUDGET=%g%s%s\n",
+	       mx_seed, mx_rate, mx_max, budget, only ? " MATRIX_ONLY=" : "", only ? only : "");
 	printf("# %-14s %-14s %-13s %8s %8s %7s %7s %7s  %s\n", "A (stepped)", "B", "context",
 	       "points", "run", "masked", "waited", "secs", "result");
+	/*
+	 * Sampling (MATRIX_RATE < 1): the pairs in an order drawn from the
+	 * seed, so that a budget leaves out different ones each run.
+	 */
+	{
+		static int order[MX_NOPS * MX_NOPS * MX_NCTX];
+		int n = MX_NOPS * MX_NOPS * MX_NCTX;
+		unsigned long long x = mx_seed | 1;
+
+		for (int i = 0; i < n; i++)
+			order[i] = i;
+		for (int i = n - 1; mx_rate < 1 && i > 0; i--) {
+			int j, t;
+
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			j = x % (i + 1);
+			t = order[i];
+			order[i] = order[j];
+			order[j] = t;
+		}
+		mx_order_of = order;
+	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	for (int ai = 0; ai < MX_NOPS; ai++) {
-		for (int bi = 0; bi < MX_NOPS; bi++) {
-			for (int ctx = 0; ctx < MX_NCTX; ctx++) {
+	for (int pi = 0; pi < MX_NOPS * MX_NOPS * MX_NCTX; pi++) {
+		int ai = mx_order_of[pi] / (MX_NOPS * MX_NCTX);
+		int bi = mx_order_of[pi] / MX_NCTX % MX_NOPS;
+		int ctx = mx_order_of[pi] % MX_NCTX;
+		{
+			{
 				const char *why = mx_impossible(&mx_ops[ai], &mx_ops[bi], ctx);
 				const char *kwhy;
 				char key[128];

@@ -296,8 +296,20 @@ static int or_decode(int cpu, const void *data, u32 len, int *stream, u32 *seq,
 	return 0;
 }
 
+static int or_deliver_held(int cpu, const void *data, u32 len, long lost, u64 ts, int how);
+
 /* Log a consuming read of @cpu; @lost: a count, OR_LOST_FLAG or OR_LOST_NONE. */
 static int or_deliver(int cpu, const void *data, u32 len, long lost, u64 ts, int how)
+{
+	int ret;
+
+	sim_step_hold(1);
+	ret = or_deliver_held(cpu, data, len, lost, ts, how);
+	sim_step_hold(0);
+	return ret;
+}
+
+static int or_deliver_held(int cpu, const void *data, u32 len, long lost, u64 ts, int how)
 {
 	struct or_log *l = or_log_of(cpu);
 	struct or_read *r;
@@ -366,7 +378,19 @@ int or_peek(struct trace_buffer *b, int cpu)
 	return 1;
 }
 
+static int or_parse_page_held(int cpu, const void *page, size_t size);
+
 int or_parse_page(int cpu, const void *page, size_t size)
+{
+	int n;
+
+	sim_step_hold(1);
+	n = or_parse_page_held(cpu, page, size);
+	sim_step_hold(0);
+	return n;
+}
+
+static int or_parse_page_held(int cpu, const void *page, size_t size)
 {
 	static __thread struct t_pevent ev[1024];
 	unsigned long word, stored;
@@ -411,7 +435,7 @@ int or_read_page(struct trace_buffer *b, int cpu, struct buffer_data_read_page *
  * committed, intact, each stream in order, nothing twice.  Not consuming:
  * nothing is accounted.  Returns the events shown or -1.
  */
-int or_iter_pass(struct trace_buffer *b, int cpu)
+int or_iter_pass(struct trace_buffer *b, int cpu, int max)
 {
 	static __thread u32 last[OR_STREAMS];
 	struct ring_buffer_iter *it;
@@ -440,6 +464,8 @@ int or_iter_pass(struct trace_buffer *b, int cpu)
 		last[s] = seq;
 		n++;
 		ring_buffer_iter_advance(it);
+		if (max && n >= max)
+			break;
 		if (n > 4 * OR_MAX) {
 			or_fail("iterator of CPU %d: does not end", cpu);
 			n = -1;

@@ -929,13 +929,15 @@ int sim_step_sweep(void (*fn)(void), int tolerate)
 	return 1;
 }
 
+static __thread int sim_hold_depth;
+
 void sim_step_hold(int hold)
 {
 	if (!sim_step_fn || sim_step_child)
 		return;
-	if (hold)
+	if (hold && sim_hold_depth++ == 0)
 		__asm__ volatile("pushfq; andq %0, (%%rsp); popfq" : : "i"(~SIM_TF) : "memory", "cc");
-	else
+	else if (!hold && --sim_hold_depth == 0)
 		__asm__ volatile("pushfq; orq %0, (%%rsp); popfq" : : "i"(SIM_TF) : "memory", "cc");
 }
 

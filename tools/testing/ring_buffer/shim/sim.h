@@ -71,8 +71,9 @@ extern int (*sim_step_filter)(long point);
 extern long sim_step_seen;
 extern int sim_step_quiet;
 /*
- * The stepping thread stops stepping (1) and starts again (0): for test
- * code outside rb_text (payload fills and checks), where no point is.
+ * The stepping thread stops stepping (1) and starts again (0), nested:
+ * for test code outside rb_text (payload fills and checks, page parsing),
+ * where no point is; never around a call into the code under test.
  */
 void sim_step_hold(int hold);	/* sim_step_results() prints nothing */
 /* in a forked child: a kworker and an irq_work thread of its own */
