@@ -479,7 +479,7 @@ int or_iter_pass(struct trace_buffer *b, int cpu, int max)
 /* reads of the NMI dump, resolved by or_judge() */
 #define OR_DUMP_MAX 8192
 static struct or_dump {
-	int cpu, stream;
+	int cpu, stream, dumper;
 	u32 seq;
 	long lost;
 } or_dumps[OR_DUMP_MAX];
@@ -494,32 +494,41 @@ int or_dump_consume(struct trace_buffer *b, int cpu)
 	if (or_decode(cpu, ring_buffer_event_data(e), ring_buffer_event_length(e), &s, &seq,
 		      "NMI dump"))
 		return -1;
-	if (or_nr_dumps < OR_DUMP_MAX)
-		or_dumps[or_nr_dumps++] = (struct or_dump){ cpu, s, seq, OR_LOST_NONE };
+	/* two dumps may run at once, on two CPUs */
+	{
+		int i = __atomic_fetch_add(&or_nr_dumps, 1, __ATOMIC_RELAXED);
+
+		if (i < OR_DUMP_MAX)
+			or_dumps[i] = (struct or_dump){ cpu, s, sim_ctx.cpu, seq, OR_LOST_NONE };
+	}
 	return 1;
 }
 
 /* The dump's reads that nobody read again were consumed: deliver them. */
 static void or_dump_resolve(int cpu)
 {
-	struct or_log *l = NULL;
-	int key = 1000;
+	int n = or_nr_dumps < OR_DUMP_MAX ? or_nr_dumps : OR_DUMP_MAX;
 
-	for (int i = 0; i < or_nr_dumps; i++) {
+	for (int i = 0; i < n; i++) {
 		struct or_dump *d = &or_dumps[i];
 		struct or_rec *r = &or_cpu[cpu].rec[d->stream][d->seq];
+		struct or_log *l = NULL;
+		int key = 1000 + d->dumper;
 
 		if (d->cpu != cpu || r->seen)
 			continue;
-		if (!l) {
-			for (int k = 0; k < OR_LOGS && !l; k++)
-				if (or_cpu[cpu].log[k].key < 0)
-					l = &or_cpu[cpu].log[k];
-			if (!l) {
-				or_fail("more than %d reading contexts of CPU %d", OR_LOGS, cpu);
-				return;
+		/* a log of each dumping CPU */
+		for (int k = 0; k < OR_LOGS && !l; k++)
+			if (or_cpu[cpu].log[k].key == key)
+				l = &or_cpu[cpu].log[k];
+		for (int k = 0; k < OR_LOGS && !l; k++)
+			if (or_cpu[cpu].log[k].key < 0) {
+				l = &or_cpu[cpu].log[k];
+				l->key = key;
 			}
-			l->key = key;
+		if (!l) {
+			or_fail("more than %d reading contexts of CPU %d", OR_LOGS, cpu);
+			return;
 		}
 		r->seen = 1;
 		or_cpu[cpu].consumed++;
