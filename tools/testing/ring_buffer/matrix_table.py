@@ -13,6 +13,11 @@ import re
 import sys
 
 CTX = ["irq on CPU 0", "NMI on CPU 0", "CPU 1"]
+# the order of t_matrix.c's mx_ops[]
+OPS = ["write_fast", "write_move", "write_push", "discard", "consume", "peek",
+       "read_page", "iterator", "map", "unmap", "get_reader", "resize_cpu",
+       "resize_all", "subbuf_order", "reset_cpu", "swap_cpu", "record_off_on",
+       "cpu_online", "cpu_offline", "nmi_dump"]
 ROW = re.compile(r"^# (\S+)\s+(\S+)\s+(irq on CPU 0|NMI on CPU 0|CPU 1)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(.*)$")
 
 
@@ -69,6 +74,7 @@ def grids(rows, ops, title):
 
 def main():
     rows, ops, summary, seed = parse(sys.argv[1])
+    ops = [o for o in OPS if o in ops] + [o for o in ops if o not in OPS]
     out = ["Run: `%s`; %s.\n" % (seed, summary)]
     out += grids(rows, ops, "Ours")
     why = {}
