@@ -987,6 +987,11 @@ void sim_step_hold(int hold)
 	(void)hold;
 }
 
+/* nothing to sample where there is no single-stepping */
+int (*sim_step_filter)(long point);
+long sim_step_seen;
+int sim_step_quiet;
+
 long sim_step_results(long *first_bad, int *status, long *tolerated)
 {
 	*first_bad = 0;
