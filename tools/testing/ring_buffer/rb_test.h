@@ -141,6 +141,9 @@ int rb_range_fuzz_one(const u8 *data, size_t len);
 /* the differential driver (t_diff.c): rbtest --diff SEED[:RUNS[:STEPS]] */
 int rb_diff_main(const char *arg);
 
+/* the interleaving matrix (t_matrix.c): rbtest --matrix */
+int rb_matrix_main(void);
+
 /* model sequence engine (t_model.c), also driven by the fuzzer */
 int rb_model_run(const u8 *data, size_t len, int verbose);
 
@@ -153,5 +156,62 @@ struct t_area {
 
 int t_area_get(struct t_area *a, size_t pages);
 void t_area_put(struct t_area *a);
+
+/*
+ * The oracle of the concurrency tests (t_oracle.c).  Writers go through
+ * or_write()/or_reserve(): the payload (at least OR_MIN_LEN bytes) names
+ * CPU, stream (the writer's context: 0 task, 1 softirq, 2 irq, 3 NMI) and
+ * seq; each attempt's outcome is recorded.  Readers go through
+ * or_consume(), or_peek(), or_read_page() (or or_parse_page() on a page
+ * read by hand), or_iter_pass(): each returns 1 (0 for nothing, -1 for a
+ * failure already printed).  or_judge() drains every CPU, accounts for
+ * every event and counter, checks nothing is wedged; 0 when all is right.
+ */
+#define OR_MIN_LEN 8
+#define OR_MAX_LEN 8192
+enum { OR_NONE, OR_RESERVED, OR_COMMITTED, OR_DISCARDED, OR_REFUSED };
+enum { OR_HOW_CONSUME, OR_HOW_PAGE, OR_HOW_ITER, OR_HOW_MAP };
+#define OR_LOST_NONE (-1L)	/* the API reported no count (NULL lost_events) */
+#define OR_LOST_FLAG (-2L)	/* a loss flagged, no count */
+/* or_judge() flags */
+#define OR_NO_COUNTERS 1	/* the test reset, resized or swapped: no counter checks */
+#define OR_NO_LIVENESS 2
+#define OR_TS 4			/* stamps never go back in a reader's order */
+#define OR_CONTROL 8		/* also reset, resize, map/unmap afterwards */
+#define OR_DRAIN_PAGE 16	/* drain with read_page first */
+#define OR_MANY_READERS 32	/* loss reports checked in sum only */
+#define OR_ITER_READS 64	/* read_events_cpu not checked */
+#define OR_LOSS_UNREPORTED 128	/* losses with no report allowed (reset, swap) */
+#define OR_TS_BACK 2		/* or_judge(): stamps went back, nothing else wrong */
+struct or_handle {
+	int cpu, stream;
+	u32 seq;
+	struct ring_buffer_event *ev;
+};
+extern unsigned int or_flags;
+extern const char *or_name;
+void or_reset(void);
+int or_stream(void);
+int or_write(struct trace_buffer *b, u32 len);
+void *or_reserve(struct trace_buffer *b, u32 len, struct or_handle *h);
+int or_commit(struct trace_buffer *b, struct or_handle *h);
+void or_discard(struct trace_buffer *b, struct or_handle *h);
+int or_consume(struct trace_buffer *b, int cpu);
+int or_peek(struct trace_buffer *b, int cpu);
+int or_read_page(struct trace_buffer *b, int cpu, struct buffer_data_read_page *rp,
+		 size_t len, int full);
+int or_parse_page(int cpu, const void *page, size_t size);
+/* an iterator from start to finish, reading at most @max events (0: all) */
+int or_iter_pass(struct trace_buffer *b, int cpu, int max);
+/*
+ * A read by ftrace_dump() from an NMI: without the reader lock it reads in
+ * place and the reader reads the same events again; with it, it consumes.
+ * or_judge() tells which from whether the drain read the event too.
+ */
+int or_dump_consume(struct trace_buffer *b, int cpu);
+int or_judge(struct trace_buffer *b, unsigned int flags);
+int or_self_test(void);
+unsigned long or_written(int cpu, int stream);
+unsigned long or_committed(int cpu);
 
 #endif /* RB_TEST_H */

@@ -544,6 +544,7 @@ int main(int argc, char **argv)
 {
 	const char *corpus = NULL, *only = NULL, *skip = NULL, *one = NULL, *cases = NULL;
 	const char *diff = NULL;
+	int matrix = 0;
 	int passed = 0, failed = 0, skipped = 0, nr = 0, total, one_nr = 1;
 	int nr_corpus = 0, corpus_bad, list = 0, fail_fast = 0;
 
@@ -558,6 +559,8 @@ int main(int argc, char **argv)
 			rb_opt_stress_secs = atof(argv[++i]);
 		else if (!strcmp(argv[i], "--stress-events") && i + 1 < argc)
 			rb_opt_stress_events = strtoul(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "--matrix"))
+			matrix = 1;
 		else if (!strcmp(argv[i], "--only") && i + 1 < argc)
 			only = argv[++i];
 		else if (!strcmp(argv[i], "--diff") && i + 1 < argc)
@@ -624,6 +627,15 @@ int main(int argc, char **argv)
 	sim_init(4);
 	if (diff)
 		return rb_diff_main(diff);
+	if (matrix) {
+		int ret;
+
+		/* the watchdog: a pair that hangs past its alarms */
+		t_arm("matrix", 7200);
+		ret = rb_matrix_main();
+		t_disarm();
+		return ret;
+	}
 	if (one) {
 		const struct rb_case *c = t_find(one);
 		int ret;

@@ -775,6 +775,27 @@ static void *sim_irq_worker(void *arg)
 	return NULL;
 }
 
+/*
+ * In a child of sim_fork(), which has none of the parent's other threads:
+ * a kworker and an irq_work thread of its own (work queued in the parent
+ * and not yet run is dropped).
+ */
+void sim_child_workers(void)
+{
+	pthread_t th;
+
+	pthread_mutex_init(&sim_wk_lock, NULL);
+	pthread_cond_init(&sim_wk_cond, NULL);
+	sim_wk_head = NULL;
+	sim_wk_tail = &sim_wk_head;
+	sim_iw_head = NULL;
+	sem_init(&sim_iw_sem, 0, 0);
+	pthread_create(&th, NULL, sim_irq_worker, NULL);
+	pthread_detach(th);
+	pthread_create(&th, NULL, sim_kworker, NULL);
+	pthread_detach(th);
+}
+
 void irq_work_sync(struct irq_work *w)
 {
 	while (__atomic_load_n(&w->flags, __ATOMIC_SEQ_CST) & SIM_IW_BUSY)
@@ -796,6 +817,9 @@ static __thread int sim_step_status, sim_step_tolerate;
 static __thread long sim_step_steps;
 static __thread void (*sim_watch_fn)(void);
 static __thread long sim_watch_left;
+int (*sim_step_filter)(long point);
+long sim_step_seen;
+int sim_step_quiet;
 
 /*
  * The Makefile renames rb_wrap.o's .text (the file under test and the
@@ -847,6 +871,10 @@ static void sim_on_trap(int sig, siginfo_t *si, void *ucp)
 	/* inside the allocator, an interrupt finds what one at its return finds */
 	if (!sim_step_here(uc) || sim_gate_depth)
 		return;
+	/* a sampled sweep: only the points the filter picks fork */
+	sim_step_seen++;
+	if (sim_step_filter && !sim_step_filter(sim_step_seen))
+		return;
 	pid = sim_fork();
 	if (pid == 0) {
 		sim_step_fn = NULL;
@@ -894,10 +922,23 @@ int sim_step_sweep(void (*fn)(void), int tolerate)
 	sim_step_first_bad = 0;
 	sim_step_tolerated = 0;
 	sim_step_tolerate = tolerate;
+	sim_step_seen = 0;
 	sim_step_child = 0;
 	sim_step_fn = fn;
 	__asm__ volatile("pushfq; orq %0, (%%rsp); popfq" : : "i"(SIM_TF) : "memory", "cc");
 	return 1;
+}
+
+static __thread int sim_hold_depth;
+
+void sim_step_hold(int hold)
+{
+	if (!sim_step_fn || sim_step_child)
+		return;
+	if (hold && sim_hold_depth++ == 0)
+		__asm__ volatile("pushfq; andq %0, (%%rsp); popfq" : : "i"(~SIM_TF) : "memory", "cc");
+	else if (!hold && --sim_hold_depth == 0)
+		__asm__ volatile("pushfq; orq %0, (%%rsp); popfq" : : "i"(SIM_TF) : "memory", "cc");
 }
 
 void sim_step_watch(void (*fn)(void), long steps)
@@ -921,8 +962,9 @@ long sim_step_results(long *first_bad, int *status, long *tolerated)
 	*first_bad = sim_step_first_bad;
 	*status = sim_step_status;
 	*tolerated = sim_step_tolerated;
-	fprintf(stdout, "# sweep: %ld instructions stepped, %ld interrupt points in rb_text\n",
-		sim_step_steps, sim_step_points);
+	if (!sim_step_quiet)
+		fprintf(stdout, "# sweep: %ld instructions stepped, %ld interrupt points in rb_text\n",
+			sim_step_steps, sim_step_points);
 	return sim_step_points;
 }
 #else
@@ -939,6 +981,16 @@ int sim_step_end(void)
 {
 	return 0;
 }
+
+void sim_step_hold(int hold)
+{
+	(void)hold;
+}
+
+/* nothing to sample where there is no single-stepping */
+int (*sim_step_filter)(long point);
+long sim_step_seen;
+int sim_step_quiet;
 
 long sim_step_results(long *first_bad, int *status, long *tolerated)
 {

@@ -63,6 +63,21 @@ int sim_step_sweep(void (*fn)(void), int tolerate);
  * store), then stop.  @fn may _exit() with a failure.
  */
 void sim_step_watch(void (*fn)(void), long steps);
+/*
+ * Sampling: when set, the sweep forks only at the points (1, 2, ... in
+ * rb_text) for which it returns non-zero; sim_step_seen counts them all.
+ */
+extern int (*sim_step_filter)(long point);
+extern long sim_step_seen;
+extern int sim_step_quiet;
+/*
+ * The stepping thread stops stepping (1) and starts again (0), nested:
+ * for test code outside rb_text (payload fills and checks, page parsing),
+ * where no point is; never around a call into the code under test.
+ */
+void sim_step_hold(int hold);	/* sim_step_results() prints nothing */
+/* in a forked child: a kworker and an irq_work thread of its own */
+void sim_child_workers(void);
 int sim_step_end(void);
 long sim_step_results(long *first_bad, int *status, long *tolerated);
 /*
