@@ -11,7 +11,8 @@
 #   1. the harness chain: the user-space harness (make -C
 #      tools/testing/ring_buffer test, then test32: the same as a 32-bit
 #      program), then (ours only) the differential against stock 6.12
-#      (make diff-sample, a new seed base each run), then the quick subset
+#      (make diff-sample, a new seed base each run), the interleaving
+#      matrix's seeded sample (make matrix-sample), then the quick subset
 #      of the mutation tests of
 #      ring_buffer.c (make mutants, under 10 minutes; make mutants-all runs
 #      every mutant), one result per mutant;
@@ -242,6 +243,9 @@ user_harness_stages() {
 		if [ "$kind" = ours ]; then
 			harness_ktap "differential against stock 6.12" diff-sample diff
 		fi
+		# The interleaving matrix: a seeded sample of its pairs' points
+		# (the seed printed; MATRIX_SEED= repeats it), about 7 minutes.
+		harness_ktap "interleaving matrix, seeded sample" matrix-sample matrix
 	else
 		msg "no tools/testing/ring_buffer/Makefile: no user-space harness to run"
 	fi
