@@ -202,7 +202,7 @@ static int rb_range_cmp(const void *a, const void *b)
 /*
  * The newest sub-buffer of the previous boot: the end of the span of
  * cb->nr numbers that most pages of the part claim (the ring holds no
- * more), the newest such span on a tie.  A page whose number lies
+ * more), on a tie the one the stored head fits, else the newest.  A page whose number lies
  * outside it (a flipped bit, say) costs only its own sub-buffer, which
  * the salvage then finds missing.  Numbers this geometry cannot
  * represent never count.  Returns the pages in that span (0: no page
@@ -211,7 +211,9 @@ static int rb_range_cmp(const void *a, const void *b)
 static long rb_range_last(struct rb_cpu *cb, unsigned long n, u64 *last)
 {
 	u64 lim = U64_MAX >> (cb->shift + 1), *v;
+	u64 head = local64_read(&cb->pm->head);
 	unsigned long i, lo = 0, k = 0, best = 0;
+	bool fits, best_fits = false;
 
 	v = kvmalloc_array(n, sizeof(*v), GFP_KERNEL);
 	if (!v)
@@ -224,8 +226,12 @@ static long rb_range_last(struct rb_cpu *cb, unsigned long n, u64 *last)
 	for (i = 0; i < k; i++) {
 		while (v[i] - v[lo] >= cb->nr)
 			lo++;
-		if (i - lo + 1 >= best) {
+		/* A tie goes to the span head agrees with, else the newest. */
+		fits = head <= v[i] + 1 && head + cb->nr > v[i];
+		if (i - lo + 1 > best ||
+		    (i - lo + 1 == best && (fits || !best_fits))) {
 			best = i - lo + 1;
+			best_fits = fits;
 			*last = v[i];
 		}
 	}

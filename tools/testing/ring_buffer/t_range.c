@@ -3872,6 +3872,7 @@ static int test_x_range_grown(void)
 
 const struct rb_case rb_range_cases[] = {
 	{ "range_grown_refused", test_x_range_grown },
+	{ "range_flip_tie", test_x_flip_tie },
 	{ "range_crash_sweep_reset", test_x_reset_crash_sweep },
 	{ "range_reboot_then_read", test_x_reboot_then_read },
 	{ "range_reset_reboot_then_read", test_x_reset_reboot_then_read },
@@ -3917,6 +3918,5 @@ const struct rb_case rb_open_cases[] = {
 	{ "range_reader_page_no_overwrite", test_x_reader_page_no_overwrite },
 	{ "range_reader_page_lapped", test_x_reader_page_lapped },
 	{ "range_model_reboots", test_x_model_reboots },
-	{ "range_flip_tie", test_x_flip_tie },
 };
 const int rb_nr_open_cases = sizeof(rb_open_cases) / sizeof(rb_open_cases[0]);
