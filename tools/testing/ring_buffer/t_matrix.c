@@ -240,9 +240,12 @@ static const char *mx_impossible(const struct mx_op *a, const struct mx_op *b, i
  */
 static const char *mx_known(const struct mx_op *a, const struct mx_op *b, int ctx)
 {
-	if (ctx == MX_CPU && b->run == mx_order &&
-	    (a->run == mx_consume || a->run == mx_peek))
-		return "the event consume/peek returned is read after an order change on another CPU freed its page (ASan use-after-free): no lock keeps the page while the caller reads the event";
+	const struct mx_op *r = b->run == mx_order ? a : a->run == mx_order ? b : NULL;
+
+	/* Stock's order change frees the old reader page the same way. */
+	if (ctx == MX_CPU && r &&
+	    (r->run == mx_consume || r->run == mx_peek || r->run == mx_nmi_dump))
+		return "the event consume/peek/the dump returned is read after an order change on another CPU freed its page (ASan use-after-free): no lock keeps the page while the caller reads the event";
 	return NULL;
 }
 
