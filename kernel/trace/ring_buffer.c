@@ -1358,10 +1358,11 @@ rb_rd_look(struct trace_buffer *buffer, struct rb_cpu *cb, u64 *ts)
 			return ev;
 		if (rd->own) {
 			/* Padding up to the end: look again, the writer may be gone. */
-			if (!rd->done && rd->off == off)
-				return NULL;
-			if (!rd->done)
+			if (!rd->done) {
+				if (rd->off == off)
+					return NULL;
 				continue;
+			}
 			rb_rd_move(cb, rd->seq + 1);
 			continue;
 		}
@@ -3358,7 +3359,7 @@ unsigned long ring_buffer_bytes_cpu(struct trace_buffer *buffer, int cpu)
 {
 	struct rb_cpu *cb = rb_cpu_get(buffer, cpu);
 	unsigned long flags, bytes = 0;
-	u64 commit, s, last;
+	u64 commit, s, last, head;
 
 	if (!cb)
 		return 0;
@@ -3371,9 +3372,10 @@ unsigned long ring_buffer_bytes_cpu(struct trace_buffer *buffer, int cpu)
 	commit = local64_read(&cb->commit);
 	last = rb_pseq(cb, commit);
 	s = cb->rd.seq + cb->rd.own;
+	head = atomic64_read(&cb->head);
 	/* Pushed out while the reader held its page: not in the ring. */
-	if (rb_seq_before(s, atomic64_read(&cb->head)))
-		s = atomic64_read(&cb->head);
+	if (rb_seq_before(s, head))
+		s = head;
 	for (; rb_seq_before(s, last); s++)
 		bytes += READ_ONCE(rb_slot_of(cb, s)->end);
 	if (!rb_seq_before(last, s))
