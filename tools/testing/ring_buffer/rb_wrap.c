@@ -113,11 +113,11 @@ void t_map_ipi(struct trace_buffer *b, int cpu)
 #endif
 }
 
-/* The counter behind ring_buffer_overrun_cpu() (ours; NULL with stock). */
+/* The counter behind ring_buffer_overrun_cpu(), which a push adds to. */
 void *t_overrun_counter(struct trace_buffer *b, int cpu)
 {
 #ifdef RB_STOCK
-	return NULL;
+	return &b->buffers[cpu]->overrun;
 #else
 	return &per_cpu_ptr(b->slots, cpu)->cb->overrun;
 #endif
@@ -180,15 +180,5 @@ long t_live_commit_lag(struct trace_buffer *b, int cpu)
 
 	return (long)rb_poff(cb, c) -
 	       (long)(local_read(&sb->page->commit) & RB_COMMIT_MASK);
-#endif
-}
-
-/* The overrun counter the writer adds to while it pushes (either file). */
-void *t_overrun_counter_any(struct trace_buffer *b, int cpu)
-{
-#ifdef RB_STOCK
-	return &b->buffers[cpu]->overrun;
-#else
-	return &per_cpu_ptr(b->slots, cpu)->cb->overrun;
 #endif
 }

@@ -443,8 +443,6 @@ int probe_bytes_reader_lapped(void)
  * it there).  The ring holds three sub-buffers of events: the iterator
  * must show them, not report the ring empty.
  */
-void *t_overrun_counter_any(struct trace_buffer *b, int cpu);
-
 static struct {
 	struct trace_buffer *b;
 	struct sim_thread th;
@@ -464,7 +462,7 @@ static void *pp_writer(void *arg)
 	static u8 buf[64];
 
 	(void)arg;
-	sim_local_split_at = t_overrun_counter_any(pp.b, 0);
+	sim_local_split_at = t_overrun_counter(pp.b, 0);
 	sim_local_split_fn = pp_split;
 	while (sim_local_split_at) {
 		u32 s = pp.seq;

@@ -3284,6 +3284,11 @@ static int test_take_during_push(void)
 	unsigned long lost;
 	u32 want = 0, seed;
 
+#ifdef RB_STOCK
+	/* rb_set_head_page() spins until the push ends, which waits for us */
+	ring_buffer_free(b);
+	T_SKIP("stock 6.12's reader spins until the writer's push ends");
+#endif
 	T_ASSERT(b);
 	t_tp.b = b;
 	t_tp.seed = 0;
