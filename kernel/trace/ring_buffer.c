@@ -27,7 +27,9 @@
  * (stamp, stamp_pos), the last claim's stamp and end, ends where the claim
  * starts.  Nested writers, writers after a discard and absolute mode store
  * a TIME_STAMP; a delta over 27 bits gets a TIME_EXTEND.  The clock is
- * read before the claim, so stamps follow stream order.
+ * read before the claim and published in cb->floor, which an interrupting
+ * writer does not go below: stamps follow stream order, even where the
+ * clock steps back.
  *
  * Sub-buffer reuse.  Before the writer moves into slot s for a new seq it
  * (1) checks that the old lap is fully committed (else the event is
@@ -557,10 +559,12 @@ rb_reserve_slow(struct trace_buffer *buffer, struct rb_cpu *cb,
 		/*
 		 * A clock that went back stalls at the last stamp (6.12 writes
 		 * a zero delta): stamps never go back within a sub-buffer,
-		 * which a persistent buffer's next boot checks.
+		 * which a persistent buffer's next boot checks.  The floor is
+		 * the stamp of a writer we may have interrupted after its
+		 * claim and before step 4: our event comes after its one.
 		 */
-		if (unlikely(ts < st))
-			ts = st;
+		ts = max3(ts, st, READ_ONCE(cb->floor));
+		WRITE_ONCE(cb->floor, ts);
 		off = rb_poff(cb, w);
 		delta = ts - st;
 		if (!off) {
@@ -613,6 +617,8 @@ rb_reserve(struct trace_buffer *buffer, struct rb_cpu *cb, struct rb_wctx *wc,
 	ts = rb_clock(buffer);
 	/* stamp before stamp_pos, as in rb_reserve_slow(). */
 	delta = ts - READ_ONCE(cb->stamp);
+	/* Before the claim, for a writer that interrupts us after it. */
+	WRITE_ONCE(cb->floor, ts);
 	off = rb_poff(cb, w);
 	/*
 	 * No writer is inside (prev is none): tail is the slot of w, else
@@ -2250,6 +2256,7 @@ void rb_cpu_restart(struct rb_cpu *cb, u64 pos, u64 head)
 	cb->top = RB_TOP_NONE;
 	cb->stamp = 0;
 	cb->stamp_pos = RB_POS_NONE;
+	cb->floor = 0;
 	local_set(&cb->committed, 0);
 	local_set(&cb->overrun, 0);
 	local_set(&cb->pushing, 0);

@@ -151,6 +151,7 @@ struct rb_cpu {
 	unsigned long		top;		/* guard key, see RB_KEY_BASE */
 	u64			stamp;
 	u64			stamp_pos;
+	u64			floor;		/* see rb_reserve_slow() */
 	struct rb_subbuf	*tail;
 	struct rb_subbuf	*ptail;		/* see rb_set_page_commit() */
 	local_t			committed;

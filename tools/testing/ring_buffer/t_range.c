@@ -1845,6 +1845,110 @@ static int test_range_crash_sweep_irq(void)
 #endif
 }
 
+/*
+ * A clock that steps back while a nested writer runs.  The task writes at
+ * T; an irq at each instruction of that write steps the clock back to
+ * T - 500 (still after every earlier event) and writes one event.  Where
+ * the irq lands between the task's claim and the task's note of its
+ * stamp, its event follows the task's in the ring: it must not carry the
+ * older stamp.  The next boot keeps every event, stamps in ring order
+ * never go back, and nothing is reported lost.
+ */
+static u8 t_cb_buf[40];
+static u32 t_cb_irq_id;
+
+static void t_cb_irq(void)
+{
+	sim_ctx.pc += HARDIRQ_OFFSET;
+	t_clock_set(t_ev_ts[t_cb_irq_id]);
+	if (ring_buffer_write(t_si_b, sizeof(t_cb_buf), t_cb_buf))
+		_exit(30);
+	sim_ctx.pc -= HARDIRQ_OFFSET;
+}
+
+/* In the child: the next boot's view (exit code). */
+static int t_cb_check(u32 first)
+{
+	struct ring_buffer_event *e;
+	struct trace_buffer *b;
+	u32 id, n = 0, seen_task = 0, seen_irq = 0;
+	u64 ts, last = 0;
+	unsigned long lost;
+
+	sim_reboot_ctx();
+	sim_bind(0);
+	b = t_boot(&t_sw, RB_FL_OVERWRITE);
+	if (!b || t_log_count(0, T_PREV) != 1)
+		return 20;
+	if (t_log_count(-1, "go back") || t_log_count(-1, "lost"))
+		return 19;
+	while ((e = ring_buffer_consume(b, 0, &ts, &lost))) {
+		if (lost)
+			return 21;
+		if (!t_rev_ok(ring_buffer_event_data(e), ring_buffer_event_length(e), &id))
+			return 22;
+		if (ts < last)
+			return 23;
+		last = ts;
+		if (id == t_cb_irq_id)
+			seen_irq++;
+		else if (id == t_cb_irq_id - 1)
+			seen_task++;
+		else if (id != first + n)
+			return 24;
+		n++;
+	}
+	if (seen_task != 1 || seen_irq != 1 || n != t_cb_irq_id + 1 - first)
+		return 25;
+	return sim_warnings() != t_sw_warn ? 26 : 0;
+}
+
+static int test_range_clock_back_sweep(void)
+{
+#if !defined(__x86_64__)
+	T_SKIP("the instruction sweep single-steps with the x86-64 trap flag");
+#else
+	long points, first_bad, tol;
+	u64 ts = 5000000;
+	int status, ret;
+	u32 first;
+
+	T_ASSERT(!t_area_get(&t_sw, T_NCPU * 8));
+	memset(t_sw.start, 0, t_sw.size);
+	t_si_b = t_boot(&t_sw, RB_FL_OVERWRITE);
+	T_ASSERT(t_si_b);
+	first = t_ev_next;
+	for (int i = 0; i < 30; i++) {
+		ts += 100;
+		T_EQ(t_put(t_si_b, 32, ts), 0);
+	}
+	/* the task's event at ts + 1000, the irq's clock at ts + 500 */
+	t_sw_prep(1, 48, ts + 1000);
+	t_cb_irq_id = t_ev_next++;
+	t_ev_ts[t_cb_irq_id] = ts + 500;
+	t_ev_cpu[t_cb_irq_id] = 0;
+	t_ev_len[t_cb_irq_id] = sizeof(t_cb_buf);
+	t_rev_make(t_cb_buf, t_cb_irq_id, 0, sizeof(t_cb_buf));
+	t_sw_warn = sim_warnings();
+	t_clock_set(ts + 1000);
+	T_ASSERT(sim_step_sweep(t_cb_irq, 0));
+	ret = ring_buffer_write(t_si_b, 48, t_sw_buf[1]);
+	if (sim_step_end())
+		_exit(ret ? 28 : t_cb_check(first));
+	points = sim_step_results(&first_bad, &status, &tol);
+	printf("# a write with an irq whose clock is 500 ns behind: %ld interrupt points\n",
+	       points);
+	T_EQ(ret, 0);
+	if (first_bad)
+		T_FAIL("irq after instruction %ld of the write: exit status %d", first_bad,
+		       WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status));
+	T_ASSERT(points > 50);
+	ring_buffer_free(t_si_b);
+	t_area_put(&t_sw);
+	return 0;
+#endif
+}
+
 /* ------------------------------------------------------------------ */
 /* 5. junk between boots                                               */
 /* ------------------------------------------------------------------ */
@@ -3881,6 +3985,7 @@ const struct rb_case rb_range_cases[] = {
 	{ "range_crash_sweep", test_range_crash_sweep },
 	{ "range_crash_sweep_salvage", test_range_crash_sweep_salvage },
 	{ "range_crash_sweep_irq", test_range_crash_sweep_irq },
+	{ "range_clock_back_sweep", test_range_clock_back_sweep },
 	{ "range_kaslr_two_boots", test_range_kaslr_two_boots },
 	{ "range_kaslr_late_cpu", test_range_kaslr_late_cpu },
 	{ "range_kaslr_data_only", test_range_kaslr_data_only },

@@ -211,6 +211,7 @@ void AnnotateIgnoreReadsEnd(const char *file, int line);
 
 #define min(a, b) ({ typeof(a) __a = (a); typeof(b) __b = (b); __a < __b ? __a : __b; })
 #define max(a, b) ({ typeof(a) __a = (a); typeof(b) __b = (b); __a > __b ? __a : __b; })
+#define max3(a, b, c) max(max(a, b), c)
 #define min_t(t, a, b) ({ t __a = (a); t __b = (b); __a < __b ? __a : __b; })
 #define max_t(t, a, b) ({ t __a = (a); t __b = (b); __a > __b ? __a : __b; })
 #define clamp(v, lo, hi) min(max(v, lo), hi)
