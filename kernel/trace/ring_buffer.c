@@ -1823,20 +1823,17 @@ int ring_buffer_read_page(struct trace_buffer *buffer,
 			  int cpu, int full)
 {
 	struct rb_cpu *cb = rb_cpu_get(buffer, cpu);
-	unsigned long flags;
-	int ret = -1;
 
 	if (!cb || !rpage || !rpage->data)
 		return -1;
 	len = min_t(size_t, len, PAGE_SIZE << rpage->order);
 	if (len <= RB_HDR_BYTES)
 		return -1;
-	raw_spin_lock_irqsave(&cb->reader_lock, flags);
+	guard(raw_spinlock_irqsave)(&cb->reader_lock);
 	/* Under the lock: an order change may be running. */
-	if (rpage->order == cb->order)
-		ret = rb_rd_page(buffer, cb, rpage, len - RB_HDR_BYTES, full);
-	raw_spin_unlock_irqrestore(&cb->reader_lock, flags);
-	return ret;
+	if (rpage->order != cb->order)
+		return -1;
+	return rb_rd_page(buffer, cb, rpage, len - RB_HDR_BYTES, full);
 }
 EXPORT_SYMBOL_GPL(ring_buffer_read_page);
 
@@ -1934,11 +1931,10 @@ static int rb_iter_fill(struct ring_buffer_iter *iter)
 {
 	struct rb_cursor *cur = &iter->cur;
 	struct rb_cpu *cb = iter->cb;
-	unsigned long flags;
 	int ret = 0;
 	u64 head;
 
-	raw_spin_lock_irqsave(&cb->reader_lock, flags);
+	guard(raw_spinlock_irqsave)(&cb->reader_lock);
 	/* Pairs with the head cmpxchg in rb_push(): pushing raised first. */
 	head = atomic64_read_acquire(&cb->head);
 	if (cb->resets != iter->resets) {
@@ -1964,7 +1960,6 @@ static int rb_iter_fill(struct ring_buffer_iter *iter)
 	} else {
 		ret = rb_cur_fill(cb, cur);
 	}
-	raw_spin_unlock_irqrestore(&cb->reader_lock, flags);
 	return ret;
 }
 
@@ -1985,7 +1980,6 @@ ring_buffer_read_start(struct trace_buffer *buffer, int cpu, gfp_t flags)
 {
 	struct rb_cpu *cb = rb_cpu_get(buffer, cpu);
 	struct ring_buffer_iter *iter;
-	unsigned long irqflags;
 	bool ok;
 
 	if (!cb)
@@ -2005,9 +1999,8 @@ ring_buffer_read_start(struct trace_buffer *buffer, int cpu, gfp_t flags)
 			ring_buffer_read_finish(iter);
 			return NULL;
 		}
-		raw_spin_lock_irqsave(&cb->reader_lock, irqflags);
-		ok = rb_iter_from_reader(iter);
-		raw_spin_unlock_irqrestore(&cb->reader_lock, irqflags);
+		scoped_guard(raw_spinlock_irqsave, &cb->reader_lock)
+			ok = rb_iter_from_reader(iter);
 	} while (!ok);
 	return iter;
 }
@@ -2103,14 +2096,11 @@ EXPORT_SYMBOL_GPL(ring_buffer_iter_advance);
  */
 void ring_buffer_iter_reset(struct ring_buffer_iter *iter)
 {
-	unsigned long flags;
-
 	if (!iter)
 		return;
-	raw_spin_lock_irqsave(&iter->cb->reader_lock, flags);
+	guard(raw_spinlock_irqsave)(&iter->cb->reader_lock);
 	iter->dropped = false;
 	rb_iter_from_reader(iter);
-	raw_spin_unlock_irqrestore(&iter->cb->reader_lock, flags);
 }
 EXPORT_SYMBOL_GPL(ring_buffer_iter_reset);
 
@@ -2458,22 +2448,21 @@ struct trace_buffer *rb_alloc_buffer(unsigned long size, unsigned int flags,
 		rb_waiter_init(&slot->waiter, &slot->wake.cpu);
 	}
 
-	cpus_read_lock();
-	if (start && rb_range_setup(buffer, start, range_size))
-		goto fail;
-	for_each_online_cpu(cpu) {
-		if (rb_cpu_add(buffer, cpu))
+	scoped_guard(cpus_read_lock) {
+		if (start && rb_range_setup(buffer, start, range_size))
+			goto fail;
+		for_each_online_cpu(cpu) {
+			if (rb_cpu_add(buffer, cpu))
+				goto fail;
+		}
+		if (cpuhp_state_add_instance_nocalls_cpuslocked(CPUHP_TRACE_RB_PREPARE,
+								&buffer->node))
 			goto fail;
 	}
-	if (cpuhp_state_add_instance_nocalls_cpuslocked(CPUHP_TRACE_RB_PREPARE,
-							&buffer->node))
-		goto fail;
-	cpus_read_unlock();
 	if (start)
 		rb_range_watch_panic(buffer);
 	return buffer;
 fail:
-	cpus_read_unlock();
 	rb_release(buffer);
 	return NULL;
 }
@@ -2523,15 +2512,12 @@ EXPORT_SYMBOL_GPL(ring_buffer_free);
 int trace_rb_cpu_prepare(unsigned int cpu, struct hlist_node *node)
 {
 	struct trace_buffer *buffer;
-	int ret;
 
 	buffer = hlist_entry_safe(node, struct trace_buffer, node);
 	if (!buffer)
 		return 0;
-	mutex_lock(&buffer->mutex);
-	ret = rb_cpu_add(buffer, cpu);
-	mutex_unlock(&buffer->mutex);
-	return ret;
+	guard(mutex)(&buffer->mutex);
+	return rb_cpu_add(buffer, cpu);
 }
 
 /* Keep writers of @cb out, wait for those inside: Documentation section 10. */
@@ -2677,9 +2663,8 @@ static void rb_resize_install(struct rb_cpu *cb, unsigned long nr,
 	if (!rs->ring)
 		return;
 	rb_hold_writers(cb);
-	raw_spin_lock_irq(&cb->reader_lock);
-	used = rb_rebuild(cb, rs->ring, nr, rs->spare);
-	raw_spin_unlock_irq(&cb->reader_lock);
+	scoped_guard(raw_spinlock_irq, &cb->reader_lock)
+		used = rb_rebuild(cb, rs->ring, nr, rs->spare);
 	rb_release_writers(cb);
 	/* Pages the new ring did not take over go back with the spares. */
 	for (i = 0; i < old_nr; i++)
@@ -2714,8 +2699,8 @@ int ring_buffer_resize(struct trace_buffer *buffer, unsigned long size,
 		return 0;
 	if (cpu_id != RING_BUFFER_ALL_CPUS && !rb_cpu_get(buffer, cpu_id))
 		return 0;
-	cpus_read_lock();
-	mutex_lock(&buffer->mutex);
+	guard(cpus_read_lock)();
+	guard(mutex)(&buffer->mutex);
 	nr = rb_nr_for(size, (PAGE_SIZE << buffer->order) - RB_HDR_BYTES);
 	rb_swaps_off(buffer);
 	if (rb_any_iter(buffer, cpu_id)) {
@@ -2748,8 +2733,6 @@ int ring_buffer_resize(struct trace_buffer *buffer, unsigned long size,
 		buffer->nr_default = nr;
 out:
 	atomic_dec(&buffer->swap_off);
-	mutex_unlock(&buffer->mutex);
-	cpus_read_unlock();
 	return ret;
 }
 EXPORT_SYMBOL_GPL(ring_buffer_resize);
@@ -2777,12 +2760,11 @@ EXPORT_SYMBOL_GPL(ring_buffer_change_overwrite);
 
 static void rb_reset_one(struct rb_cpu *cb)
 {
-	raw_spin_lock_irq(&cb->reader_lock);
+	guard(raw_spinlock_irq)(&cb->reader_lock);
 	rb_cpu_clear(cb, rb_pseq(cb, local64_read(&cb->write)) + 1);
 	/* Held-off writers still count here: see Documentation section 9. */
 	atomic_long_set(&cb->dropped, 0);
 	rb_meta_update(cb, 0);
-	raw_spin_unlock_irq(&cb->reader_lock);
 }
 
 /**
@@ -2798,11 +2780,10 @@ void ring_buffer_reset_cpu(struct trace_buffer *buffer, int cpu)
 
 	if (!cb)
 		return;
-	mutex_lock(&buffer->mutex);
+	guard(mutex)(&buffer->mutex);
 	rb_hold_writers(cb);
 	rb_reset_one(cb);
 	rb_release_writers(cb);
-	mutex_unlock(&buffer->mutex);
 }
 EXPORT_SYMBOL_GPL(ring_buffer_reset_cpu);
 
@@ -2811,7 +2792,7 @@ static void rb_reset_mask(struct trace_buffer *buffer,
 {
 	int cpu;
 
-	mutex_lock(&buffer->mutex);
+	guard(mutex)(&buffer->mutex);
 	for_each_cpu_and(cpu, buffer->cpumask, mask)
 		atomic_add(RB_HELD, &per_cpu_ptr(buffer->slots, cpu)->cb->record_disabled);
 	synchronize_rcu();
@@ -2824,7 +2805,6 @@ static void rb_reset_mask(struct trace_buffer *buffer,
 	/* CPUs of @mask not up yet: see rb_range_forget_cpus(). */
 	if (buffer->range_start)
 		rb_range_forget_cpus(buffer, mask);
-	mutex_unlock(&buffer->mutex);
 }
 
 /**
@@ -3014,8 +2994,8 @@ int ring_buffer_subbuf_order_set(struct trace_buffer *buffer, int order)
 		return -EINVAL;
 	if (order == READ_ONCE(buffer->order))
 		return 0;
-	cpus_read_lock();
-	mutex_lock(&buffer->mutex);
+	guard(cpus_read_lock)();
+	guard(mutex)(&buffer->mutex);
 	rb_swaps_off(buffer);
 	if (rb_any_iter(buffer, RING_BUFFER_ALL_CPUS)) {
 		ret = -EBUSY;
@@ -3050,8 +3030,6 @@ int ring_buffer_subbuf_order_set(struct trace_buffer *buffer, int order)
 	rb_update_max_len(buffer);
 out:
 	atomic_dec(&buffer->swap_off);
-	mutex_unlock(&buffer->mutex);
-	cpus_read_unlock();
 	return ret;
 }
 EXPORT_SYMBOL_GPL(ring_buffer_subbuf_order_set);
@@ -3365,12 +3343,12 @@ EXPORT_SYMBOL_GPL(ring_buffer_overruns);
 unsigned long ring_buffer_bytes_cpu(struct trace_buffer *buffer, int cpu)
 {
 	struct rb_cpu *cb = rb_cpu_get(buffer, cpu);
-	unsigned long flags, bytes = 0;
+	unsigned long bytes = 0;
 	u64 commit, s, last, head;
 
 	if (!cb)
 		return 0;
-	raw_spin_lock_irqsave(&cb->reader_lock, flags);
+	guard(raw_spinlock_irqsave)(&cb->reader_lock);
 	rb_rd_sync(cb);
 	if (cb->rd.own) {
 		rb_own_len(cb, &cb->rd);
@@ -3387,9 +3365,7 @@ unsigned long ring_buffer_bytes_cpu(struct trace_buffer *buffer, int cpu)
 		bytes += READ_ONCE(rb_slot_of(cb, s)->end);
 	if (!rb_seq_before(last, s))
 		bytes += rb_poff(cb, commit);
-	bytes -= min_t(unsigned long, bytes, cb->rd.off);
-	raw_spin_unlock_irqrestore(&cb->reader_lock, flags);
-	return bytes;
+	return bytes - min_t(unsigned long, bytes, cb->rd.off);
 }
 EXPORT_SYMBOL_GPL(ring_buffer_bytes_cpu);
 
@@ -3406,13 +3382,12 @@ u64 ring_buffer_oldest_event_ts(struct trace_buffer *buffer, int cpu)
 {
 	struct rb_cpu *cb = rb_cpu_get(buffer, cpu);
 	struct rb_subbuf *sb;
-	unsigned long flags;
 	u64 ts = 0, s, head, commit;
 	int tries;
 
 	if (!cb)
 		return 0;
-	raw_spin_lock_irqsave(&cb->reader_lock, flags);
+	guard(raw_spinlock_irqsave)(&cb->reader_lock);
 	for (tries = 0; tries < RB_READ_TRIES; tries++) {
 		rb_rd_sync(cb);
 		s = cb->rd.seq;
@@ -3441,7 +3416,6 @@ u64 ring_buffer_oldest_event_ts(struct trace_buffer *buffer, int cpu)
 		if (atomic_long_read(&sb->tag) == rb_tag(s))
 			break;
 	}
-	raw_spin_unlock_irqrestore(&cb->reader_lock, flags);
 	return ts;
 }
 EXPORT_SYMBOL_GPL(ring_buffer_oldest_event_ts);
@@ -3817,9 +3791,8 @@ static void rb_map_publish(void *arg)
 	WRITE_ONCE(cb->top, RB_TOP_BUSY);
 	/* The guard is ours before we number and publish. */
 	barrier();
-	raw_spin_lock(&cb->reader_lock);
-	rb_number(cb);
-	raw_spin_unlock(&cb->reader_lock);
+	scoped_guard(raw_spinlock, &cb->reader_lock)
+		rb_number(cb);
 	rb_end_commit(cb, RB_TOP_NONE);
 	ms->done = true;
 }

@@ -56,7 +56,7 @@ static int rb_map_first(struct rb_cpu *cb)
 	/* Writers that began before cb->mapped was set may still set ptail. */
 	synchronize_rcu();
 	rb_map_number(cb);
-	raw_spin_lock_irq(&cb->reader_lock);
+	guard(raw_spinlock_irq)(&cb->reader_lock);
 	/* A page the reader has left holds nothing a mapping may show. */
 	if (!cb->rd.own) {
 		cb->rd.copy->time_stamp = 0;
@@ -64,7 +64,6 @@ static int rb_map_first(struct rb_cpu *cb)
 	}
 	cb->meta = m;
 	rb_meta_update(cb, 0);
-	raw_spin_unlock_irq(&cb->reader_lock);
 	return 0;
 }
 
@@ -84,9 +83,8 @@ static int rb_map_vma(struct rb_cpu *cb, struct vm_area_struct *vma)
 	list = kcalloc(count, sizeof(*list), GFP_KERNEL);
 	if (!pages || !list)
 		goto out;
-	raw_spin_lock_irq(&cb->reader_lock);
-	rb_map_pages(cb, pages);
-	raw_spin_unlock_irq(&cb->reader_lock);
+	scoped_guard(raw_spinlock_irq, &cb->reader_lock)
+		rb_map_pages(cb, pages);
 	for (i = 0; i < count; i++) {
 		unsigned long pg = off + i;
 		void *addr = pg < per ? (void *)cb->meta : pages[pg / per - 1];
@@ -106,9 +104,8 @@ out:
 /* Mappings of @cb after adding @delta.  Mutex held. */
 static unsigned int rb_map_count(struct rb_cpu *cb, int delta)
 {
-	raw_spin_lock_irq(&cb->reader_lock);
+	guard(raw_spinlock_irq)(&cb->reader_lock);
 	cb->mapped += delta;
-	raw_spin_unlock_irq(&cb->reader_lock);
 	return cb->mapped;
 }
 
@@ -117,9 +114,8 @@ static void rb_map_drop(struct rb_cpu *cb)
 {
 	struct trace_buffer_meta *m = cb->meta;
 
-	raw_spin_lock_irq(&cb->reader_lock);
-	cb->meta = NULL;
-	raw_spin_unlock_irq(&cb->reader_lock);
+	scoped_guard(raw_spinlock_irq, &cb->reader_lock)
+		cb->meta = NULL;
 	rb_page_free((void *)m, cb->order);
 }
 
@@ -155,7 +151,7 @@ int ring_buffer_map(struct trace_buffer *buffer, int cpu,
 	if ((vma->vm_flags & (VM_WRITE | VM_EXEC)) ||
 	    !(vma->vm_flags & VM_MAYSHARE))
 		return -EPERM;
-	mutex_lock(&buffer->mutex);
+	guard(mutex)(&buffer->mutex);
 	/* First: from here on read_page() leaves the pages in the ring. */
 	if (rb_map_count(cb, 1) == 1)
 		ret = rb_map_first(cb);
@@ -163,7 +159,6 @@ int ring_buffer_map(struct trace_buffer *buffer, int cpu,
 		ret = rb_map_vma(cb, vma);
 	if (ret && !rb_map_count(cb, -1))
 		rb_map_drop(cb);
-	mutex_unlock(&buffer->mutex);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(ring_buffer_map);
@@ -183,10 +178,9 @@ void ring_buffer_map_dup(struct trace_buffer *buffer, int cpu)
 
 	if (!cb)
 		return;
-	mutex_lock(&buffer->mutex);
+	guard(mutex)(&buffer->mutex);
 	if (!WARN_ON_ONCE(!cb->mapped))
 		rb_map_count(cb, 1);
-	mutex_unlock(&buffer->mutex);
 }
 EXPORT_SYMBOL_GPL(ring_buffer_map_dup);
 
@@ -201,17 +195,15 @@ EXPORT_SYMBOL_GPL(ring_buffer_map_dup);
 int ring_buffer_unmap(struct trace_buffer *buffer, int cpu)
 {
 	struct rb_cpu *cb = rb_cpu_get(buffer, cpu);
-	int ret = 0;
 
 	if (!cb)
 		return -EINVAL;
-	mutex_lock(&buffer->mutex);
+	guard(mutex)(&buffer->mutex);
 	if (!cb->mapped)
-		ret = -ENODEV;
-	else if (!rb_map_count(cb, -1))
+		return -ENODEV;
+	if (!rb_map_count(cb, -1))
 		rb_map_drop(cb);
-	mutex_unlock(&buffer->mutex);
-	return ret;
+	return 0;
 }
 EXPORT_SYMBOL_GPL(ring_buffer_unmap);
 
@@ -231,18 +223,14 @@ EXPORT_SYMBOL_GPL(ring_buffer_unmap);
 int ring_buffer_map_get_reader(struct trace_buffer *buffer, int cpu)
 {
 	struct rb_cpu *cb = rb_cpu_get(buffer, cpu);
-	int ret = -ENODEV;
 
 	if (!cb)
 		return -EINVAL;
-	mutex_lock(&buffer->mutex);
-	if (cb->mapped) {
-		raw_spin_lock_irq(&cb->reader_lock);
-		rb_meta_update(cb, rb_map_next(buffer, cb));
-		raw_spin_unlock_irq(&cb->reader_lock);
-		ret = 0;
-	}
-	mutex_unlock(&buffer->mutex);
-	return ret;
+	guard(mutex)(&buffer->mutex);
+	if (!cb->mapped)
+		return -ENODEV;
+	guard(raw_spinlock_irq)(&cb->reader_lock);
+	rb_meta_update(cb, rb_map_next(buffer, cb));
+	return 0;
 }
 EXPORT_SYMBOL_GPL(ring_buffer_map_get_reader);
