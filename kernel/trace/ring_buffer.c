@@ -1823,17 +1823,20 @@ int ring_buffer_read_page(struct trace_buffer *buffer,
 			  int cpu, int full)
 {
 	struct rb_cpu *cb = rb_cpu_get(buffer, cpu);
+	unsigned long flags;
+	int ret = -1;
 
 	if (!cb || !rpage || !rpage->data)
 		return -1;
 	len = min_t(size_t, len, PAGE_SIZE << rpage->order);
 	if (len <= RB_HDR_BYTES)
 		return -1;
-	guard(raw_spinlock_irqsave)(&cb->reader_lock);
+	raw_spin_lock_irqsave(&cb->reader_lock, flags);
 	/* Under the lock: an order change may be running. */
-	if (rpage->order != cb->order)
-		return -1;
-	return rb_rd_page(buffer, cb, rpage, len - RB_HDR_BYTES, full);
+	if (rpage->order == cb->order)
+		ret = rb_rd_page(buffer, cb, rpage, len - RB_HDR_BYTES, full);
+	raw_spin_unlock_irqrestore(&cb->reader_lock, flags);
+	return ret;
 }
 EXPORT_SYMBOL_GPL(ring_buffer_read_page);
 
@@ -1931,10 +1934,11 @@ static int rb_iter_fill(struct ring_buffer_iter *iter)
 {
 	struct rb_cursor *cur = &iter->cur;
 	struct rb_cpu *cb = iter->cb;
+	unsigned long flags;
 	int ret = 0;
 	u64 head;
 
-	guard(raw_spinlock_irqsave)(&cb->reader_lock);
+	raw_spin_lock_irqsave(&cb->reader_lock, flags);
 	/* Pairs with the head cmpxchg in rb_push(): pushing raised first. */
 	head = atomic64_read_acquire(&cb->head);
 	if (cb->resets != iter->resets) {
@@ -1960,6 +1964,7 @@ static int rb_iter_fill(struct ring_buffer_iter *iter)
 	} else {
 		ret = rb_cur_fill(cb, cur);
 	}
+	raw_spin_unlock_irqrestore(&cb->reader_lock, flags);
 	return ret;
 }
 
@@ -2096,11 +2101,14 @@ EXPORT_SYMBOL_GPL(ring_buffer_iter_advance);
  */
 void ring_buffer_iter_reset(struct ring_buffer_iter *iter)
 {
+	unsigned long flags;
+
 	if (!iter)
 		return;
-	guard(raw_spinlock_irqsave)(&iter->cb->reader_lock);
+	raw_spin_lock_irqsave(&iter->cb->reader_lock, flags);
 	iter->dropped = false;
 	rb_iter_from_reader(iter);
+	raw_spin_unlock_irqrestore(&iter->cb->reader_lock, flags);
 }
 EXPORT_SYMBOL_GPL(ring_buffer_iter_reset);
 
@@ -2760,11 +2768,12 @@ EXPORT_SYMBOL_GPL(ring_buffer_change_overwrite);
 
 static void rb_reset_one(struct rb_cpu *cb)
 {
-	guard(raw_spinlock_irq)(&cb->reader_lock);
+	raw_spin_lock_irq(&cb->reader_lock);
 	rb_cpu_clear(cb, rb_pseq(cb, local64_read(&cb->write)) + 1);
 	/* Held-off writers still count here: see Documentation section 9. */
 	atomic_long_set(&cb->dropped, 0);
 	rb_meta_update(cb, 0);
+	raw_spin_unlock_irq(&cb->reader_lock);
 }
 
 /**
@@ -3343,12 +3352,12 @@ EXPORT_SYMBOL_GPL(ring_buffer_overruns);
 unsigned long ring_buffer_bytes_cpu(struct trace_buffer *buffer, int cpu)
 {
 	struct rb_cpu *cb = rb_cpu_get(buffer, cpu);
-	unsigned long bytes = 0;
+	unsigned long flags, bytes = 0;
 	u64 commit, s, last, head;
 
 	if (!cb)
 		return 0;
-	guard(raw_spinlock_irqsave)(&cb->reader_lock);
+	raw_spin_lock_irqsave(&cb->reader_lock, flags);
 	rb_rd_sync(cb);
 	if (cb->rd.own) {
 		rb_own_len(cb, &cb->rd);
@@ -3365,7 +3374,9 @@ unsigned long ring_buffer_bytes_cpu(struct trace_buffer *buffer, int cpu)
 		bytes += READ_ONCE(rb_slot_of(cb, s)->end);
 	if (!rb_seq_before(last, s))
 		bytes += rb_poff(cb, commit);
-	return bytes - min_t(unsigned long, bytes, cb->rd.off);
+	bytes -= min_t(unsigned long, bytes, cb->rd.off);
+	raw_spin_unlock_irqrestore(&cb->reader_lock, flags);
+	return bytes;
 }
 EXPORT_SYMBOL_GPL(ring_buffer_bytes_cpu);
 
@@ -3382,12 +3393,13 @@ u64 ring_buffer_oldest_event_ts(struct trace_buffer *buffer, int cpu)
 {
 	struct rb_cpu *cb = rb_cpu_get(buffer, cpu);
 	struct rb_subbuf *sb;
+	unsigned long flags;
 	u64 ts = 0, s, head, commit;
 	int tries;
 
 	if (!cb)
 		return 0;
-	guard(raw_spinlock_irqsave)(&cb->reader_lock);
+	raw_spin_lock_irqsave(&cb->reader_lock, flags);
 	for (tries = 0; tries < RB_READ_TRIES; tries++) {
 		rb_rd_sync(cb);
 		s = cb->rd.seq;
@@ -3416,6 +3428,7 @@ u64 ring_buffer_oldest_event_ts(struct trace_buffer *buffer, int cpu)
 		if (atomic_long_read(&sb->tag) == rb_tag(s))
 			break;
 	}
+	raw_spin_unlock_irqrestore(&cb->reader_lock, flags);
 	return ts;
 }
 EXPORT_SYMBOL_GPL(ring_buffer_oldest_event_ts);

@@ -56,7 +56,7 @@ static int rb_map_first(struct rb_cpu *cb)
 	/* Writers that began before cb->mapped was set may still set ptail. */
 	synchronize_rcu();
 	rb_map_number(cb);
-	guard(raw_spinlock_irq)(&cb->reader_lock);
+	raw_spin_lock_irq(&cb->reader_lock);
 	/* A page the reader has left holds nothing a mapping may show. */
 	if (!cb->rd.own) {
 		cb->rd.copy->time_stamp = 0;
@@ -64,6 +64,7 @@ static int rb_map_first(struct rb_cpu *cb)
 	}
 	cb->meta = m;
 	rb_meta_update(cb, 0);
+	raw_spin_unlock_irq(&cb->reader_lock);
 	return 0;
 }
 
@@ -104,8 +105,8 @@ out:
 /* Mappings of @cb after adding @delta.  Mutex held. */
 static unsigned int rb_map_count(struct rb_cpu *cb, int delta)
 {
-	guard(raw_spinlock_irq)(&cb->reader_lock);
-	cb->mapped += delta;
+	scoped_guard(raw_spinlock_irq, &cb->reader_lock)
+		cb->mapped += delta;
 	return cb->mapped;
 }
 
@@ -229,8 +230,8 @@ int ring_buffer_map_get_reader(struct trace_buffer *buffer, int cpu)
 	guard(mutex)(&buffer->mutex);
 	if (!cb->mapped)
 		return -ENODEV;
-	guard(raw_spinlock_irq)(&cb->reader_lock);
-	rb_meta_update(cb, rb_map_next(buffer, cb));
+	scoped_guard(raw_spinlock_irq, &cb->reader_lock)
+		rb_meta_update(cb, rb_map_next(buffer, cb));
 	return 0;
 }
 EXPORT_SYMBOL_GPL(ring_buffer_map_get_reader);
