@@ -110,8 +110,11 @@
 #define RB_POS_NONE		(~0ULL)
 /* Bound on how often a reader chases a writer that keeps lapping it. */
 #define RB_READ_TRIES		1000
-/* How long a reader waits for the reader lock during an oops, outside NMI. */
-#define RB_OOPS_WAIT_US		1000
+/*
+ * How long a reader waits for the reader lock during an oops, outside NMI
+ * (a holder on another CPU may be a preempted vCPU), in steps of 100 us.
+ */
+#define RB_OOPS_WAIT_STEPS	10000
 
 /* A page handed out to readers by ring_buffer_alloc_read_page(). */
 struct buffer_data_read_page {
@@ -275,7 +278,7 @@ static bool rb_nmi_no_read(void)
 
 /*
  * Reader lock for consuming reads.  An NMI only tries it, the dump of an
- * oops tries it for up to RB_OOPS_WAIT_US (either may have interrupted
+ * oops tries it for up to a second (either may have interrupted
  * this CPU's reader); failing, it reads with rb_dump_look(), and so do all
  * later ones.  Returns whether the lock is held; for sparse it is taken
  * either way.
@@ -296,11 +299,11 @@ static __always_inline bool rb_lock(struct rb_cpu *cb, unsigned long *flags)
 		 * another CPU, out soon: wait for it a while before taking
 		 * it for the oopsing CPU itself.
 		 */
-		for (n = in_nmi() ? 1 : RB_OOPS_WAIT_US; n; n--) {
+		for (n = in_nmi() ? 1 : RB_OOPS_WAIT_STEPS; n; n--) {
 			if (raw_spin_trylock(&cb->reader_lock))
 				return true;
 			if (n > 1)
-				udelay(1);
+				udelay(100);
 		}
 	}
 	__acquire(&cb->reader_lock);
@@ -1905,14 +1908,25 @@ static void rb_iter_own_fill(struct ring_buffer_iter *iter)
  * past the iterator, go on from the reader: lost only if the reader went
  * on past pushed sub-buffers after the iterator's (cb->rd_skip); else
  * every sub-buffer up to head was pushed (cb->pushed shows it): go on at
- * head.  Not while a push is being counted.  Reader lock held.
+ * head.  Not while a push is being counted, unless the reader's take of
+ * the iterator's sub-buffer lost to it (rb_take()): the slot is taken, the
+ * reader at it without owning it, so it was pushed, as was all up to
+ * head.  Reader lock held.
  */
 static void rb_iter_passed(struct ring_buffer_iter *iter)
 {
 	struct rb_cpu *cb = iter->cb;
+	u64 seq = iter->cur.seq;
 
-	if (local_read(&cb->pushing))
+	if (local_read(&cb->pushing)) {
+		if (!cb->rd.own && cb->rd.seq == seq &&
+		    atomic_long_read(&rb_slot_of(cb, seq)->tag) ==
+		    (rb_tag(seq) | RB_TAKEN)) {
+			iter->dropped = true;
+			rb_cur_start(&iter->cur, atomic64_read(&cb->head));
+		}
 		return;
+	}
 	smp_rmb();	/* pairs with the smp_wmb() in rb_push() */
 	rb_rd_sync(cb);
 	if (!rb_seq_before(cb->rd.seq, iter->cur.seq)) {

@@ -492,7 +492,10 @@ static void rb_range_restore(struct rb_cpu *cb, u64 first, u64 last)
 			if (!sb->end)
 				sb->page->time_stamp = ts;
 			local_set(&sb->page->commit, sb->end);
-			rb_range_seq(cb, sb->page, s);
+			/* The mark also on a page given to a missing one. */
+			smp_wmb();	/* pair 20, with rb_range_check() */
+			WRITE_ONCE(cb->pm->seq[rb_range_idx(cb, sb->page)],
+				   s | RB_RANGE_CUT);
 		}
 		ts = sb->page->time_stamp;
 	}

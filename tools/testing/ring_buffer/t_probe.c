@@ -515,6 +515,157 @@ int probe_iter_during_push(void)
 	return 0;
 }
 
+/* The writer of CPU 0 paused in a push; its interrupt returns 300 ms later. */
+static pthread_t pp_timer;
+
+static void *pp_release(void *arg)
+{
+	(void)arg;
+	usleep(300 * 1000);
+	sem_post(&pp.go);
+	return NULL;
+}
+
+static int pp_start(void)
+{
+	pp.b = pb_alloc(4 * PAGE_SIZE, RB_FL_OVERWRITE);
+	if (!pp.b)
+		return -1;
+	sem_init(&pp.paused, 0, 0);
+	sem_init(&pp.go, 0, 0);
+	pp.seq = 0;
+	sim_thread_start(&pp.th, 0, pp_writer, NULL);
+	sem_wait(&pp.paused);
+	return pthread_create(&pp_timer, NULL, pp_release, NULL);
+}
+
+static void pp_join(void)
+{
+	pthread_join(pp_timer, NULL);
+	sim_thread_join(&pp.th);
+}
+
+/*
+ * A consume on CPU 1 runs into the writer's push (its take of the pushed
+ * sub-buffer loses to the writer) and returns; then "cat trace" opens an
+ * iterator.  Three sub-buffers of events are in the ring: the iterator
+ * must show them, the pushed one reported as dropped.
+ */
+int probe_iter_after_consume_meets_push(void)
+{
+	struct ring_buffer_iter *it;
+	int n = 0, got;
+
+	T_ASSERT(!pp_start());
+	sim_bind(1);
+	got = !!ring_buffer_consume(pp.b, 0, NULL, NULL);
+	it = ring_buffer_read_start(pp.b, 0, GFP_KERNEL);
+	T_ASSERT(it);
+	while (ring_buffer_iter_peek(it, NULL) && n < 100000) {
+		n++;
+		ring_buffer_iter_advance(it);
+	}
+	ring_buffer_read_finish(it);
+	sim_bind(0);
+	pp_join();
+	printf("# writer paused in a push after %u events; consume got %d; iterator showed %d\n",
+	       pp.seq, got, n);
+	ring_buffer_free(pp.b);
+	T_ASSERT(n > 50);
+	return 0;
+}
+
+/*
+ * The same iterator kept open until the push is over: it shows the ring's
+ * events in order, every gap flagged by ring_buffer_iter_dropped(), up to
+ * the last event written.
+ */
+int probe_iter_across_push_end(void)
+{
+	struct ring_buffer_event *ev;
+	struct ring_buffer_iter *it;
+	int n = 0, gaps = 0, flagged = 0, bad = 0;
+	u32 last = 0, s;
+
+	T_ASSERT(!pp_start());
+	sim_bind(1);
+	ring_buffer_consume(pp.b, 0, NULL, NULL);
+	it = ring_buffer_read_start(pp.b, 0, GFP_KERNEL);
+	T_ASSERT(it);
+	ring_buffer_iter_peek(it, NULL);
+	sim_bind(0);
+	pp_join();
+	sim_bind(1);
+	while ((ev = ring_buffer_iter_peek(it, NULL)) && n < 100000) {
+		memcpy(&s, ring_buffer_event_data(ev), 4);
+		bad += n && s <= last;
+		if (n && s != last + 1) {
+			gaps++;
+			flagged += ring_buffer_iter_dropped(it);
+		}
+		last = s;
+		n++;
+		ring_buffer_iter_advance(it);
+	}
+	ring_buffer_read_finish(it);
+	sim_bind(0);
+	printf("# iterator showed %d (last %u of %u written), gaps %d, flagged %d\n",
+	       n, last, pp.seq, gaps, flagged);
+	ring_buffer_free(pp.b);
+	T_EQ(bad, 0);
+	T_EQ(gaps, flagged);
+	T_ASSERT(n > 50);
+	T_EQ(last + 1, pp.seq);
+	return 0;
+}
+
+/*
+ * A consume meets the push, the push ends, 300 more events, then consume
+ * everything: each event read once or counted lost, each loss reported
+ * at its gap, overrun and read_events agreeing.
+ */
+int probe_consume_after_push_accounting(void)
+{
+	struct ring_buffer_event *ev;
+	unsigned long lost, tot = 0;
+	u32 want = 0, got = 0, s;
+	int bad = 0;
+
+	T_ASSERT(!pp_start());
+	sim_bind(1);
+	ev = ring_buffer_consume(pp.b, 0, NULL, &lost);
+	if (ev) {
+		memcpy(&s, ring_buffer_event_data(ev), 4);
+		want = s + 1;
+		got++;
+		tot += lost;
+	}
+	sim_bind(0);
+	pp_join();
+	for (u32 k = 0; k < 300; k++, pp.seq++)
+		T_EQ(pb_write(pp.b, 0, 40, pp.seq), 0);
+	sim_bind(1);
+	while ((ev = ring_buffer_consume(pp.b, 0, NULL, &lost))) {
+		memcpy(&s, ring_buffer_event_data(ev), 4);
+		if (s != want + lost) {
+			bad++;
+			printf("# event %u after %u, lost %lu\n", s, want, lost);
+		}
+		tot += lost;
+		want = s + 1;
+		got++;
+	}
+	sim_bind(0);
+	printf("# written %u, read %u, lost %lu, overrun %lu\n", pp.seq, got, tot,
+	       ring_buffer_overrun_cpu(pp.b, 0));
+	T_EQ(bad, 0);
+	T_EQ(got + tot, pp.seq);
+	T_EQ(ring_buffer_overrun_cpu(pp.b, 0), tot);
+	T_EQ(ring_buffer_read_events_cpu(pp.b, 0), got);
+	ring_buffer_free(pp.b);
+	return 0;
+}
+
 /*
  * trace_rb_cpu_prepare(): a CPU that comes up after a sub-buffer order
  * change, and after a resize of all CPUs, gets the ring its peers have.
@@ -739,11 +890,13 @@ int probe_map_after_read_page(void)
  * While another CPU oopses (oops_begin() sets oops_in_progress; the
  * kernel may go on afterwards), an ordinary trace_pipe reader in task
  * context on CPU 1 reads CPU 2's ring while a reader on CPU 3 holds its
- * reader lock for a moment.  Once the oops is over, CPU 2's events must
- * be recorded and readable again.
+ * reader lock for a moment (20 ms), or a long one (400 ms: a holder
+ * whose vCPU was preempted; 6.12 waits for it outside NMI).  Once the
+ * oops is over, CPU 2's events must be recorded and readable again.
  */
 static raw_spinlock_t *po_lock;
 static sem_t po_held;
+static unsigned int po_hold_us;
 
 static void *po_holder(void *arg)
 {
@@ -752,12 +905,12 @@ static void *po_holder(void *arg)
 	(void)arg;
 	raw_spin_lock_irqsave(po_lock, flags);
 	sem_post(&po_held);
-	usleep(20000);
+	usleep(po_hold_us);
 	raw_spin_unlock_irqrestore(po_lock, flags);
 	return NULL;
 }
 
-int probe_reader_during_foreign_oops(void)
+static int po_run(unsigned int hold_us)
 {
 	struct trace_buffer *b = pb_alloc(8 * PAGE_SIZE, RB_FL_OVERWRITE);
 	struct ring_buffer_event *ev;
@@ -768,6 +921,7 @@ int probe_reader_during_foreign_oops(void)
 	for (u32 s = 0; s < 10; s++)
 		T_EQ(pb_write(b, 2, 40, s), 0);
 	po_lock = t_reader_lock(b, 2);
+	po_hold_us = hold_us;
 	/* the reader of CPU 3 holds CPU 2's reader lock */
 	sem_init(&po_held, 0, 0);
 	sim_thread_start(&th, 3, po_holder, NULL);
@@ -790,4 +944,14 @@ int probe_reader_during_foreign_oops(void)
 	T_EQ(n, 10);
 	T_ASSERT(got >= 10);
 	return 0;
+}
+
+int probe_reader_during_foreign_oops(void)
+{
+	return po_run(20000);
+}
+
+int probe_oops_reader_long_hold(void)
+{
+	return po_run(400000);
 }

@@ -2809,13 +2809,12 @@ static int test_range_crash_sweep_salvage(void)
  * The loss a boot found in a damaged sub-buffer is reported again at the
  * boots after it, which read without consuming: through a boot that wrote
  * nothing and one that wrote a few events, the iterator meets one drop,
- * at the same event each time, and the new events follow in order.
+ * at the same event each time, and the new events follow in order.  The
+ * damage: zeros over the first events of sub-buffer head + 1 (a cut), or
+ * one flipped bit (40) in the number of the page of head + 2 (missing).
  */
-static int test_range_cut_three_boots(void)
+static int t_damage_boots(bool missing)
 {
-#ifdef RB_STOCK
-	T_SKIP("6.12 drops the whole CPU for one bad sub-buffer");
-#else
 	struct ring_buffer_iter *it;
 	struct ring_buffer_event *e;
 	struct trace_buffer *b;
@@ -2831,8 +2830,11 @@ static int test_range_cut_three_boots(void)
 		return 1;
 	t_part_of(&a, &p);
 	head = p.pm[1];
-	T_ASSERT(t_part_last(&p, head + 1, &i) >= head + 2 && i >= 0);
-	memset(p.pages + i * PAGE_SIZE + T_SB_HDR, 0, 64);
+	T_ASSERT(t_part_last(&p, head + 1 + missing, &i) >= head + 3 && i >= 0);
+	if (missing)
+		p.seq[i] ^= 1ULL << 40;
+	else
+		memset(p.pages + i * PAGE_SIZE + T_SB_HDR, 0, 64);
 	for (boot = 2; boot <= 4; boot++) {
 		b = t_boot(&a, RB_FL_OVERWRITE);
 		T_ASSERT(b);
@@ -2873,6 +2875,23 @@ static int test_range_cut_three_boots(void)
 	}
 	t_area_put(&a);
 	return 0;
+}
+
+static int test_range_cut_three_boots(void)
+{
+#ifdef RB_STOCK
+	T_SKIP("6.12 drops the whole CPU for one bad sub-buffer");
+#else
+	return t_damage_boots(false);
+#endif
+}
+
+static int test_range_missing_three_boots(void)
+{
+#ifdef RB_STOCK
+	T_SKIP("6.12 drops the whole CPU for one bad sub-buffer");
+#else
+	return t_damage_boots(true);
 #endif
 }
 
@@ -3996,6 +4015,7 @@ const struct rb_case rb_range_cases[] = {
 	{ "range_clock_back", test_range_clock_back },
 	{ "range_abs_carry", test_range_abs_carry },
 	{ "range_cut_three_boots", test_range_cut_three_boots },
+	{ "range_missing_three_boots", test_range_missing_three_boots },
 	{ "range_gap_pushed_out", test_range_gap_pushed_out },
 	{ "range_kaslr_cpu0_empty", test_range_kaslr_cpu0_empty },
 	{ "range_overflow", test_range_overflow },

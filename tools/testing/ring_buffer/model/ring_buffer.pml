@@ -160,7 +160,9 @@
  *  rb_pop() `barrier()`: the per-CPU record of open reserves, the
  *    model's locals.
  *  rb_iter_passed() `local_read(&cb->pushing)`, `smp_rmb()`,
- *    `local64_read(&cb->pushed)`, `cb->rd.seq`, `atomic64_read(&cb->head)`;
+ *    `local64_read(&cb->pushed)`, `cb->rd.seq`, `atomic64_read(&cb->head)`,
+ *    `cb->rd.own`, `cb->rd.seq#2`, `atomic_long_read(&rb_slot_of(cb,seq)->tag)`,
+ *    `atomic64_read(&cb->head)#2`;
  *    rb_iter_from_reader() `cb->rd.seq`, `cb->rd.own`, `cb->rd.copy`,
  *    `cb->rd.len`; rb_full_hit() `local64_read(&cb->commit)`,
  *    `atomic64_read(&cb->head)`: an iterator that head passed moves to
