@@ -28,8 +28,9 @@
  * starts.  Nested writers, writers after a discard and absolute mode store
  * a TIME_STAMP; a delta over 27 bits gets a TIME_EXTEND.  The clock is
  * read before the claim and published in cb->floor, which an interrupting
- * writer does not go below: stamps follow stream order, even where the
- * clock steps back.
+ * writer does not go below: within a sub-buffer stamps follow stream
+ * order, even where the clock steps back; a new sub-buffer starts at the
+ * clock.
  *
  * Sub-buffer reuse.  Before the writer moves into slot s for a new seq it
  * (1) checks that the old lap is fully committed (else the event is
@@ -110,10 +111,7 @@
 #define RB_POS_NONE		(~0ULL)
 /* Bound on how often a reader chases a writer that keeps lapping it. */
 #define RB_READ_TRIES		1000
-/*
- * How long a reader waits for the reader lock during an oops, outside NMI
- * (a holder on another CPU may be a preempted vCPU), in steps of 100 us.
- */
+/* Tries of the reader lock during an oops outside NMI, 100 us apart. */
 #define RB_OOPS_WAIT_STEPS	10000
 
 /* A page handed out to readers by ring_buffer_alloc_read_page(). */
@@ -549,7 +547,7 @@ rb_reserve_slow(struct trace_buffer *buffer, struct rb_cpu *cb,
 	do {
 		unsigned int off, pre = 0;
 		bool abs = false;
-		u64 ts, delta, sp, st;
+		u64 ts, raw, delta, sp, st;
 
 		w = local64_read(&cb->write);
 		/*
@@ -558,16 +556,16 @@ rb_reserve_slow(struct trace_buffer *buffer, struct rb_cpu *cb,
 		 */
 		st = READ_ONCE(cb->stamp);
 		sp = READ_ONCE(cb->stamp_pos);
-		ts = rb_clock(buffer);
+		raw = rb_clock(buffer);
 		/*
 		 * A clock that went back stalls at the last stamp (6.12 writes
 		 * a zero delta): stamps never go back within a sub-buffer,
 		 * which a persistent buffer's next boot checks.  The floor is
 		 * the stamp of a writer we may have interrupted after its
-		 * claim and before step 4: our event comes after its one.
+		 * claim and before step 4: our event comes after its one.  A
+		 * sub-buffer of our own starts at the clock, as 6.12's pages.
 		 */
-		ts = max3(ts, st, READ_ONCE(cb->floor));
-		WRITE_ONCE(cb->floor, ts);
+		ts = max3(raw, st, READ_ONCE(cb->floor));
 		off = rb_poff(cb, w);
 		delta = ts - st;
 		if (!off) {
@@ -577,6 +575,9 @@ rb_reserve_slow(struct trace_buffer *buffer, struct rb_cpu *cb,
 			abs = sp != (u64)w || force_abs;
 			pre = RB_META_LEN;
 		}
+		if (!off || off + pre + size > cb->cap)
+			ts = raw;
+		WRITE_ONCE(cb->floor, ts);
 		if (off + pre + size <= cb->cap) {
 			if (!local64_try_cmpxchg(&cb->write, &w, w + pre + size))
 				continue;
@@ -620,8 +621,6 @@ rb_reserve(struct trace_buffer *buffer, struct rb_cpu *cb, struct rb_wctx *wc,
 	ts = rb_clock(buffer);
 	/* stamp before stamp_pos, as in rb_reserve_slow(). */
 	delta = ts - READ_ONCE(cb->stamp);
-	/* Before the claim, for a writer that interrupts us after it. */
-	WRITE_ONCE(cb->floor, ts);
 	off = rb_poff(cb, w);
 	/*
 	 * No writer is inside (prev is none): tail is the slot of w, else
@@ -635,8 +634,11 @@ rb_reserve(struct trace_buffer *buffer, struct rb_cpu *cb, struct rb_wctx *wc,
 	 */
 	if (unlikely(READ_ONCE(cb->stamp_pos) != (u64)w ||
 		     delta > RB_DELTA_MAX ||
-		     (u64)(u32)(off - 1) + size >= cb->cap ||
-		     !local64_try_cmpxchg(&cb->write, &w, w + size)))
+		     (u64)(u32)(off - 1) + size >= cb->cap))
+		return rb_reserve_slow(buffer, cb, wc, size, false);
+	/* Before the claim, after the checks (Documentation section 5). */
+	WRITE_ONCE(cb->floor, ts);
+	if (unlikely(!local64_try_cmpxchg(&cb->write, &w, w + size)))
 		return rb_reserve_slow(buffer, cb, wc, size, false);
 	rb_claimed(cb, wc, sb, w, w + size, ts);
 	ev = (void *)&sb->page->data[off];

@@ -141,9 +141,10 @@ static const char *rb_range_subbuf(struct rb_cpu *cb, struct rb_subbuf *sb)
 }
 
 /*
- * trace.c relocates every kept event by one delta: the first CPU found
- * with events chooses the boot, and a CPU whose events another boot wrote
- * (it was offline when that boot reset the others) starts empty.
+ * trace.c relocates every kept event by one delta: the boot most CPUs
+ * with events hold (rb_range_vote(), at allocation; else the first CPU
+ * found) is kept, and a CPU whose events another boot wrote (it was
+ * offline when that boot reset the others) starts empty.
  */
 static const char *rb_range_boot(struct trace_buffer *buffer,
 				 struct rb_range_cpu *pm)
@@ -161,15 +162,41 @@ static const char *rb_range_boot(struct trace_buffer *buffer,
 	return NULL;
 }
 
+/*
+ * The boot whose events most of the @n CPUs @parts with events keep (the
+ * lowest CPU's on a tie) is the one kept: one CPU's damaged record must
+ * not cost the others.
+ */
+static void rb_range_vote(struct trace_buffer *buffer,
+			  struct rb_range_cpu **parts, unsigned int n)
+{
+	unsigned int i, j, votes, best = 0, most = 0;
+
+	buffer->range_boot = false;
+	for (i = 0; i < n && most <= n / 2; i++) {
+		for (votes = 0, j = 0; j < n; j++)
+			votes += parts[j]->text_addr == parts[i]->text_addr &&
+				 parts[j]->data_addr == parts[i]->data_addr;
+		if (votes > most) {
+			most = votes;
+			best = i;
+		}
+	}
+	if (n)
+		rb_range_boot(buffer, parts[best]);
+}
+
 /* Two pages claim the sub-buffer: neither is trusted. */
 #define RB_END_TWICE		UINT_MAX
 
 /*
  * Keep what can be trusted of sub-buffer @s; the rest is lost, and the
- * loss reported just before sub-buffer @s + 1 (see rb_gap()).  @say:
- * print why, once per sub-buffer.  Returns the events kept.
+ * loss reported just before sub-buffer @s + 1 (see rb_gap()).  @older: a
+ * newer sub-buffer has a length.  @say: print why, once per sub-buffer.
+ * Returns the events kept.
  */
-static unsigned long rb_range_salvage(struct rb_cpu *cb, u64 s, bool say)
+static unsigned long rb_range_salvage(struct rb_cpu *cb, u64 s, bool older,
+				      bool say)
 {
 	struct rb_subbuf *sb = rb_slot_of(cb, s);
 	const char *why = "found twice";
@@ -180,6 +207,9 @@ static unsigned long rb_range_salvage(struct rb_cpu *cb, u64 s, bool say)
 		why = rb_range_subbuf(cb, sb);
 	if (!why && rb_gap(cb, s + 1))
 		why = "cut at an earlier boot";
+	/* Commit words are set in order: a newer one's came after ours. */
+	if (!why && older && !sb->end)
+		why = "empty before a newer one";
 	if (!why)
 		return local_read(&sb->cum);
 	if (sb->end == RB_END_TWICE)
@@ -283,8 +313,8 @@ static const char *rb_range_check(struct trace_buffer *buffer,
 	unsigned long i, n = buffer->range_pages;
 	unsigned long kept = 0;
 	struct rb_subbuf *sb;
+	u64 s, cut, full;
 	long span;
-	u64 s, cut;
 
 	*first = 1;
 	*last = 0;
@@ -319,8 +349,13 @@ static const char *rb_range_check(struct trace_buffer *buffer,
 		else
 			sb->page = rb_range_page(cb, i);
 	}
+	for (full = *last; full > *first; full--) {
+		sb = rb_slot_of(cb, full);
+		if (sb->page && local_read(&sb->page->commit))
+			break;
+	}
 	for (s = *first; s <= *last; s++)
-		kept += rb_range_salvage(cb, s, say);
+		kept += rb_range_salvage(cb, s, s < full, say);
 	if (!kept)
 		*first = *last + 1;
 	return kept ? rb_range_boot(buffer, pm) : NULL;
@@ -336,29 +371,35 @@ static const char *rb_range_check(struct trace_buffer *buffer,
 static bool rb_range_any_kept(struct trace_buffer *buffer)
 {
 	unsigned long nr = buffer->nr_default;
+	struct rb_range_cpu **parts;
+	unsigned int n = 0, cpu;
 	struct rb_cpu *cb;
-	bool kept = false;
 	u64 first, last;
 
 	cb = kzalloc(sizeof(*cb), GFP_KERNEL);
+	parts = kcalloc(nr_cpu_ids, sizeof(*parts), GFP_KERNEL);
 	if (cb)
 		cb->subbufs = kcalloc(nr, sizeof(*cb->subbufs), GFP_KERNEL);
-	if (cb && cb->subbufs) {
+	if (cb && cb->subbufs && parts) {
 		cb->nr = nr;
 		rb_set_geometry(cb, buffer->order);
-		for (cb->cpu = 0; !kept && (unsigned int)cb->cpu < nr_cpu_ids;
-		     cb->cpu++) {
+		for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
 			memset(cb->subbufs, 0, nr * sizeof(*cb->subbufs));
+			cb->cpu = cpu;
 			rb_range_place(buffer, cb);
-			kept = !rb_range_check(buffer, cb, &first, &last,
-					       false) &&
-			       first <= last;
+			/* Each CPU on its own here: any boot will do. */
+			buffer->range_boot = false;
+			if (!rb_range_check(buffer, cb, &first, &last, false) &&
+			    first <= last)
+				parts[n++] = cb->pm;
 		}
+		rb_range_vote(buffer, parts, n);
 	}
 	if (cb)
 		kfree(cb->subbufs);
 	kfree(cb);
-	return kept;
+	kfree(parts);
+	return n;
 }
 
 /* ---------------------------------------------------------------------

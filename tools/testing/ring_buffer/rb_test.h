@@ -214,4 +214,9 @@ int or_self_test(void);
 unsigned long or_written(int cpu, int stream);
 unsigned long or_committed(int cpu);
 
+/* t_clock.c */
+int clock_back_nested(void);
+int clock_back_nested_range(void);
+int clock_change_offline_cpu(void);
+
 #endif /* RB_TEST_H */

@@ -10,6 +10,7 @@
  */
 #include <sys/mman.h>
 #include <sys/wait.h>
+#include <time.h>
 
 #include "rb_test.h"
 
@@ -2218,6 +2219,481 @@ static int test_range_fuzz(void)
 	return ret;
 }
 
+/* ------------------------------------------------------------------ */
+/* 5b. the range oracle: damage anywhere, judged over three boots      */
+/* ------------------------------------------------------------------ */
+/*
+ * Each round: boot 1 writes on every CPU (the clock jumps and steps
+ * back at times) and "crashes"; a clean boot of a copy of the range
+ * gives the truth, each CPU's kept events and their pages, which must be
+ * a contiguous run of what that CPU wrote.  Then 1-4 damages anywhere
+ * (bit flips, zeroed 64-byte lines, lines of an older copy; a third of
+ * them in a CPU's own record), and boot 2 reads every CPU with an
+ * iterator; it may write a few events.  Boot 3 reads again.  The oracle,
+ * per CPU:
+ *  - nothing invented: each event shown decodes as one that CPU wrote,
+ *    unless that CPU's pages were damaged (counted as suspect);
+ *  - in order, none twice, stamps never going back within an undamaged
+ *    sub-buffer (from one to the next they follow the clock, as 6.12's);
+ *  - every kept event not shown is one whose page, the page before it,
+ *    that CPU's record or the range header was damaged;
+ *  - every hole before a shown event is reported there (the iterator's
+ *    drop), none where nothing was lost; a CPU found empty says so in
+ *    the log; the record's damage may cost a prefix (the read position);
+ *  - boot 3 shows what boot 2 showed, drops and all; with boot 2's
+ *    events, a suffix of it, then those events, the drop before the
+ *    first of them exactly when boot 2 lost the tail.
+ * RANGE_ORACLE_SEED picks the seed (else the time; printed),
+ * RANGE_ORACLE_SECS the budget (default 40 s).
+ */
+#define RO_MAX 4096
+#define RO_BAD (~0U)
+
+struct ro_ev {
+	u32 id;		/* RO_BAD: shown, but no event written */
+	bool dropped;
+	u64 ts;
+};
+
+static struct {
+	struct t_area a;
+	u8 *dirty, *snap, *old;
+	u64 x;
+	size_t part;
+	u32 w[T_NCPU][RO_MAX];		/* ids written, in order */
+	int nw[T_NCPU];
+	u32 t[T_NCPU][RO_MAX];		/* the truth: ids kept */
+	size_t tpg[T_NCPU][RO_MAX];	/* their page's offset */
+	int nt[T_NCPU];
+	struct ro_ev s[2][T_NCPU][RO_MAX];	/* boots 2 and 3 */
+	int ns[2][T_NCPU];
+	u32 fresh[T_NCPU][64];		/* written at boot 2 */
+	int nf[T_NCPU];
+	unsigned long rounds, damages, shown, suspect, holes, empties, loose;
+	char what[512];		/* this round's damages, for a failure */
+} ro;
+
+static u32 ro_rand(void)
+{
+	ro.x ^= ro.x << 13;
+	ro.x ^= ro.x >> 7;
+	ro.x ^= ro.x << 17;
+	return (u32)(ro.x >> 16);
+}
+
+static bool ro_dirty(size_t from, size_t to)
+{
+	to = min(to, ro.a.size);
+	for (; from < to; from++)
+		if (ro.dirty[from])
+			return true;
+	return false;
+}
+
+/* CPU @c's record (its part's first pages) or the range header */
+static bool ro_book_dirty(int c)
+{
+	size_t n, at = PAGE_SIZE + c * ro.part;
+
+	for (n = ro.part / PAGE_SIZE; n >= 3; n--)
+		if (ALIGN(T_PM_BYTES + n * 8, PAGE_SIZE) + n * PAGE_SIZE <= ro.part)
+			break;
+	return ro_dirty(0, PAGE_SIZE) ||
+	       ro_dirty(at, at + ALIGN(T_PM_BYTES + n * 8, PAGE_SIZE));
+}
+
+static bool ro_data_dirty(int c)
+{
+	return ro_dirty(PAGE_SIZE + c * ro.part, PAGE_SIZE + (c + 1) * ro.part);
+}
+
+/* index of @id in CPU @c's truth, or -1 */
+static int ro_at(int c, u32 id)
+{
+	for (int i = 0; i < ro.nt[c]; i++)
+		if (ro.t[c][i] == id)
+			return i;
+	return -1;
+}
+
+/* Boot 1: events on every CPU, the clock now and then jumping or going back. */
+static void ro_write(struct trace_buffer *b, u64 *ts, int n)
+{
+	for (int i = 0; i < n && t_ev_next < T_MAX_EV - 1; i++) {
+		int c = ro_rand() % T_NCPU;
+
+		*ts += 1 + ro_rand() % 3000;
+		if (!(ro_rand() % 40))
+			*ts += 1ULL << 28;
+		if (!(ro_rand() % 30))
+			*ts -= ro_rand() % 2000;
+		sim_bind(c);
+		if (ro.nw[c] < RO_MAX && !t_put(b, t_lens[ro_rand() % 10], *ts))
+			ro.w[c][ro.nw[c]++] = t_ev_next - 1;
+		if (i == n / 2)
+			memcpy(ro.old, ro.a.start, ro.a.size);
+	}
+	sim_bind(0);
+}
+
+/* The truth: a clean boot of a copy.  Each CPU keeps a run of its writes. */
+static int ro_truth(unsigned int flags)
+{
+	struct trace_buffer *b;
+
+	memcpy(ro.snap, ro.a.start, ro.a.size);
+	b = t_boot(&ro.a, flags);
+	if (!b)
+		T_FAIL("the clean boot failed");
+	for (int c = 0; c < T_NCPU; c++) {
+		struct ring_buffer_event *e;
+		int k = -1;
+
+		ro.nt[c] = 0;
+		while ((e = ring_buffer_consume(b, c, NULL, NULL)) && ro.nt[c] < RO_MAX) {
+			u8 *d = ring_buffer_event_data(e);
+			u32 id;
+
+			if (!t_rev_ok(d, ring_buffer_event_length(e), &id) || t_ev_cpu[id] != c)
+				T_FAIL("cpu %d: the clean boot shows an event not written", c);
+			if (k < 0)
+				for (k = 0; k < ro.nw[c] && ro.w[c][k] != id; k++)
+					;
+			if (k + ro.nt[c] >= ro.nw[c] || ro.w[c][k + ro.nt[c]] != id)
+				T_FAIL("cpu %d: the clean boot's events are no run of the writes", c);
+			ro.tpg[c][ro.nt[c]] = ((unsigned long)d & PAGE_MASK) -
+					      (unsigned long)ro.a.start;
+			ro.t[c][ro.nt[c]++] = id;
+		}
+		if (ro.nt[c] && k + ro.nt[c] != ro.nw[c] && (flags & RB_FL_OVERWRITE))
+			T_FAIL("cpu %d: overwrite mode lost the newest events", c);
+	}
+	ring_buffer_free(b);
+	memcpy(ro.a.start, ro.snap, ro.a.size);
+	return 0;
+}
+
+static void ro_damage(void)
+{
+	ro.what[0] = 0;
+	for (int k = 1 + ro_rand() % 4; k; k--) {
+		size_t at = ro_rand() % ro.a.size, w = strlen(ro.what);
+		u8 *p = ro.a.start;
+		bool zero;
+		long c;
+
+		if (!(ro_rand() % 3))
+			at = PAGE_SIZE + (ro_rand() % T_NCPU) * ro.part + ro_rand() % 512;
+		c = at < PAGE_SIZE ? -1 : (long)((at - PAGE_SIZE) / ro.part);
+		snprintf(ro.what + w, sizeof(ro.what) - w, " [cpu %ld +%#lx]", c,
+			 c < 0 ? at : (at - PAGE_SIZE) % ro.part);
+		switch (ro_rand() % 3) {
+		case 0:
+			strcat(ro.what, "flip");
+			p[at] ^= 1 << (ro_rand() % 8);
+			ro.dirty[at] = 1;
+			break;
+		default:
+			zero = ro_rand() & 1;
+			strcat(ro.what, zero ? "zeroed" : "stale");
+			at &= ~63UL;
+			for (size_t i = at; i < at + 64; i++) {
+				u8 v = zero ? 0 : ro.old[i];
+
+				if (p[i] != v)
+					ro.dirty[i] = 1;
+				p[i] = v;
+			}
+		}
+		ro.damages++;
+	}
+}
+
+/* Read every CPU of a boot with an iterator into ro.s[@k]. */
+static int ro_read(struct trace_buffer *b, int k)
+{
+	for (int c = 0; c < T_NCPU; c++) {
+		struct ring_buffer_iter *it = ring_buffer_read_start(b, c, GFP_KERNEL);
+		struct ring_buffer_event *e;
+		u64 ts;
+
+		if (!it)
+			T_FAIL("boot %d cpu %d: no iterator", k + 2, c);
+		ro.ns[k][c] = 0;
+		while ((e = ring_buffer_iter_peek(it, &ts))) {
+			struct ro_ev *r = &ro.s[k][c][ro.ns[k][c]];
+			u32 id;
+
+			if (ro.ns[k][c] == RO_MAX - 1)
+				T_FAIL("boot %d cpu %d: no end to the events", k + 2, c);
+			r->dropped = ring_buffer_iter_dropped(it);
+			r->ts = ts;
+			r->id = RO_BAD;
+			if (t_rev_ok(ring_buffer_event_data(e), ring_buffer_event_length(e), &id) &&
+			    t_ev_cpu[id] == c)
+				r->id = id;
+			ro.ns[k][c]++;
+			ring_buffer_iter_advance(it);
+		}
+		ring_buffer_read_finish(it);
+	}
+	return 0;
+}
+
+/*
+ * Was the commit word of a page of CPU @c's truth events @from..@to - 1
+ * damaged?  A smaller length cuts a sub-buffer in a way the format cannot
+ * tell from a shorter one: those events may go without a report.
+ */
+static bool ro_commit_dirty(int c, int from, int to)
+{
+	for (int j = from; j < to; j++)
+		if (ro_dirty(ro.tpg[c][j] + 8, ro.tpg[c][j] + 16))
+			return true;
+	return false;
+}
+
+/*
+ * CPU @c's record or the range header was damaged: a stale head, rd or
+ * number can put a sub-buffer out of its place or hide the ones before
+ * rd, which the format cannot tell (see the README).  What is shown must
+ * still be events that CPU wrote, none twice, or damaged ones of its
+ * pages.
+ */
+static int ro_judge_loose(int c)
+{
+	static u8 seen[T_MAX_EV];
+
+	ro.loose++;
+	memset(seen, 0, t_ev_next);
+	for (int i = 0; i < ro.ns[0][c]; i++) {
+		u32 id = ro.s[0][c][i].id;
+
+		ro.shown++;
+		if (id == RO_BAD && !ro_data_dirty(c))
+			T_FAIL("cpu %d: event %d shown is none written", c, i);
+		ro.suspect += id == RO_BAD;
+		if (id != RO_BAD && seen[id]++)
+			T_FAIL("cpu %d: event %u shown twice", c, id);
+	}
+	return 0;
+}
+
+/* Boot 2 against the truth, CPU @c. */
+static int ro_judge(int c)
+{
+	bool book = ro_book_dirty(c), data = ro_data_dirty(c), any = false;
+	int prev = -1, bad = 0;
+	u64 last_ts = 0;
+
+	if (book)
+		return ro_judge_loose(c);
+	for (int i = 0; i < ro.ns[0][c]; i++) {
+		struct ro_ev *r = &ro.s[0][c][i];
+		int at = r->id == RO_BAD ? -1 : ro_at(c, r->id);
+
+		ro.shown++;
+		if (at < 0) {
+			/* not kept: a damaged payload, or an old line's event */
+			if (!data)
+				T_FAIL("cpu %d: event %d shown is none kept (id %d)", c, i,
+				       (int)r->id);
+			ro.suspect++;
+			bad++;
+			continue;
+		}
+		if (at <= prev)
+			T_FAIL("cpu %d: event %u shown after %u", c, r->id, ro.t[c][prev]);
+		/* a new sub-buffer starts at the clock, as 6.12's pages */
+		if (any && r->ts < last_ts && ro.tpg[c][at] == ro.tpg[c][prev] &&
+		    !ro_dirty(ro.tpg[c][at], ro.tpg[c][at] + PAGE_SIZE) &&
+		    !ro_dirty(ro.tpg[c][prev], ro.tpg[c][prev] + PAGE_SIZE))
+			T_FAIL("cpu %d: the stamp of event %u goes back (%llu after %llu; truth %llu after %llu)",
+			       c, r->id, r->ts, last_ts, t_ev_ts[r->id], t_ev_ts[ro.t[c][prev]]);
+		for (int j = prev + 1; j < at; j++) {
+			size_t pg = ro.tpg[c][j], before = j ? ro.tpg[c][j - 1] : pg;
+
+			if (!book && !ro_dirty(pg, pg + PAGE_SIZE) &&
+			    !ro_dirty(before, before + PAGE_SIZE))
+				T_FAIL("cpu %d: event %u lost, nothing damaged near it", c,
+				       ro.t[c][j]);
+		}
+		if (at > prev + 1 && !r->dropped && !bad && (prev >= 0 || !book) &&
+		    !ro_commit_dirty(c, prev + 1, at))
+			T_FAIL("cpu %d: events %u..%u lost, not reported before %u", c,
+			       ro.t[c][prev + 1], ro.t[c][at - 1], r->id);
+		/* damage found, where nothing was lost, may be reported */
+		if (at == prev + 1 && r->dropped && !bad &&
+		    !ro_dirty(ro.tpg[c][at], ro.tpg[c][at] + PAGE_SIZE) &&
+		    (prev < 0 || !ro_dirty(ro.tpg[c][prev], ro.tpg[c][prev] + PAGE_SIZE)))
+			T_FAIL("cpu %d: a loss reported before %u, none lost", c, r->id);
+		ro.holes += at > prev + 1;
+		prev = at;
+		bad = 0;
+		any = true;
+		last_ts = r->ts;
+	}
+	for (int j = prev + 1; j < ro.nt[c]; j++) {
+		size_t pg = ro.tpg[c][j], before = j ? ro.tpg[c][j - 1] : pg;
+
+		if (!book && !ro_dirty(pg, pg + PAGE_SIZE) && !ro_dirty(before, before + PAGE_SIZE))
+			T_FAIL("cpu %d: event %u lost at the end, nothing damaged near it", c,
+			       ro.t[c][j]);
+	}
+	if (ro.nt[c] && !ro.ns[0][c]) {
+		ro.empties++;
+		if (!t_log_count(c, NULL) && !t_log_count(-1, "range") &&
+		    !ro_commit_dirty(c, 0, ro.nt[c]))
+			T_FAIL("cpu %d: %d events kept, none shown, no line says why", c,
+			       ro.nt[c]);
+	}
+	return 0;
+}
+
+/* Boot 3 against boot 2, CPU @c; @kept2: boot 2 kept the CPU. */
+static int ro_judge3(int c, bool wrote, bool kept2)
+{
+	struct ro_ev *s2 = ro.s[0][c], *s3 = ro.s[1][c];
+	int n2 = ro.ns[0][c], n3 = ro.ns[1][c], nf = ro.nf[c], old, i;
+	bool tail, sure;
+
+	if (!wrote && n3 != n2)
+		T_FAIL("cpu %d: boot 3 shows %d events, boot 2 showed %d", c, n3, n2);
+	if (n3 < nf)
+		T_FAIL("cpu %d: %d events written at boot 2, %d shown at boot 3", c, nf, n3);
+	old = n3 - nf;
+	if (old > n2)
+		T_FAIL("cpu %d: boot 3 shows %d old events, boot 2 showed %d", c, old, n2);
+	for (i = 0; i < old; i++) {
+		struct ro_ev *was = &s2[n2 - old + i];
+
+		if (s3[i].id != was->id || (i && s3[i].dropped != was->dropped) ||
+		    (!wrote && s3[i].dropped != was->dropped))
+			T_FAIL("cpu %d: boot 3's event %d is %d (dropped %d), boot 2 showed %d (%d)",
+			       c, i, (int)s3[i].id, s3[i].dropped, (int)was->id, was->dropped);
+	}
+	/* did boot 2 lose the truth's tail, and can it be known for sure? */
+	tail = kept2 && ro.nt[c] && (!n2 || s2[n2 - 1].id != ro.t[c][ro.nt[c] - 1]);
+	/* see ro_commit_dirty(); also the newest one's, zeroed, is a crash's */
+	sure = !ro_book_dirty(c) && (!n2 || s2[n2 - 1].id != RO_BAD) && old == n2 &&
+	       !ro_commit_dirty(c, 0, ro.nt[c]);
+	for (i = 0; i < nf; i++) {
+		struct ro_ev *r = &s3[old + i];
+
+		if (r->id != ro.fresh[c][i])
+			T_FAIL("cpu %d: boot 2's event %u not shown at boot 3 (%d there)", c,
+			       ro.fresh[c][i], (int)r->id);
+		if (i && r->dropped)
+			T_FAIL("cpu %d: a loss reported between boot 2's events", c);
+		if (!i && sure && r->dropped != tail)
+			T_FAIL("cpu %d: boot 2 %s the tail of the old events, boot 3 %s a loss before %u",
+			       c, tail ? "lost" : "kept", r->dropped ? "reports" : "reports no",
+			       r->id);
+	}
+	return 0;
+}
+
+/* One round; 1 on a failure (printed). */
+static int ro_round(void)
+{
+	unsigned int flags = ro_rand() % 3 ? RB_FL_OVERWRITE : 0;
+	bool wrote, kept2[T_NCPU];
+	struct trace_buffer *b;
+	u64 ts = 1ULL << 32;
+
+	memset(ro.a.start, 0, ro.a.size);
+	memset(ro.dirty, 0, ro.a.size);
+	memset(ro.nw, 0, sizeof(ro.nw));
+	memset(ro.nf, 0, sizeof(ro.nf));
+	t_ev_next = 0;
+	b = t_boot(&ro.a, flags);
+	if (!b)
+		T_FAIL("boot 1 failed");
+	ro_write(b, &ts, 50 + ro_rand() % 600);
+	ring_buffer_free(b);
+	if (ro_truth(flags))
+		return 1;
+	ro_damage();
+	b = t_boot(&ro.a, flags);
+	if (!b)
+		T_FAIL("boot 2 failed");
+	for (int c = 0; c < T_NCPU; c++)
+		kept2[c] = t_log_count(c, T_PREV);
+	if (getenv("RANGE_ORACLE_TRACE"))
+		t_log_dump();
+	if (ro_read(b, 0))
+		return 1;
+	for (int c = 0; c < T_NCPU; c++)
+		if (ro_judge(c))
+			return 1;
+	wrote = ro_rand() % 2;
+	for (int i = 0; wrote && i < 1 + (int)(ro_rand() % 8); i++) {
+		int c = ro_rand() % T_NCPU;
+
+		ts += 1000 + ro_rand() % 1000;
+		sim_bind(c);
+		if (!t_put(b, 16 + ro_rand() % 40, ts))
+			ro.fresh[c][ro.nf[c]++] = t_ev_next - 1;
+	}
+	sim_bind(0);
+	ring_buffer_free(b);
+	b = t_boot(&ro.a, flags);
+	if (!b)
+		T_FAIL("boot 3 failed");
+	if (ro_read(b, 1))
+		return 1;
+	ring_buffer_free(b);
+	for (int c = 0; c < T_NCPU; c++)
+		if (ro_judge3(c, wrote, kept2[c]))
+			return 1;
+	return 0;
+}
+
+static int ro_child(void)
+{
+	const char *s = getenv("RANGE_ORACLE_SEED"), *t = getenv("RANGE_ORACLE_SECS");
+	const char *r = getenv("RANGE_ORACLE_ROUNDS");
+	u64 seed = s ? strtoull(s, NULL, 0) : (u64)time(NULL) * 2654435761ULL;
+	long rounds = r ? atol(r) : -1;
+	time_t end = time(NULL) + (t ? atol(t) : 40);
+
+	printf("# range oracle: seed %llu (RANGE_ORACLE_SEED to repeat)\n",
+	       (unsigned long long)seed);
+	ro.x = seed | 1;
+	ro.part = (ro.a.size - PAGE_SIZE) / T_NCPU / PAGE_SIZE * PAGE_SIZE;
+	ro.dirty = malloc(ro.a.size);
+	ro.snap = malloc(ro.a.size);
+	ro.old = malloc(ro.a.size);
+	T_ASSERT(ro.dirty && ro.snap && ro.old);
+	while (rounds < 0 ? time(NULL) < end : (long)ro.rounds < rounds) {
+		if (ro_round()) {
+			printf("# range oracle: seed %llu, round %lu failed; damage at%s\n",
+			       (unsigned long long)seed, ro.rounds, ro.what);
+			t_log_dump();
+			return 1;
+		}
+		ro.rounds++;
+	}
+	printf("# range oracle: %lu rounds of 3 boots, %lu damages, %lu events shown (%lu suspect), %lu holes reported, %lu CPUs found empty, %lu with a damaged record\n",
+	       ro.rounds, ro.damages, ro.shown, ro.suspect, ro.holes, ro.empties, ro.loose);
+	T_ASSERT(ro.rounds > 0);
+	return 0;
+}
+
+static int test_range_oracle_boots(void)
+{
+#ifdef RB_STOCK
+	T_SKIP("6.12 drops the whole CPU for one bad sub-buffer");
+#else
+	int ret;
+
+	T_ASSERT(!t_area_get(&ro.a, T_NCPU * 8));
+	ret = t_in_child(ro_child);
+	t_area_put(&ro.a);
+	return ret;
+#endif
+}
+
 /*
  * One libFuzzer input (fuzz_range.c): byte 0 picks the mode and seeds a
  * workload written over a zeroed range; every further 4 bytes change
@@ -4005,6 +4481,7 @@ const struct rb_case rb_range_cases[] = {
 	{ "range_crash_sweep_salvage", test_range_crash_sweep_salvage },
 	{ "range_crash_sweep_irq", test_range_crash_sweep_irq },
 	{ "range_clock_back_sweep", test_range_clock_back_sweep },
+	{ "range_clock_back_nested", clock_back_nested_range },
 	{ "range_kaslr_two_boots", test_range_kaslr_two_boots },
 	{ "range_kaslr_late_cpu", test_range_kaslr_late_cpu },
 	{ "range_kaslr_data_only", test_range_kaslr_data_only },
@@ -4016,6 +4493,7 @@ const struct rb_case rb_range_cases[] = {
 	{ "range_abs_carry", test_range_abs_carry },
 	{ "range_cut_three_boots", test_range_cut_three_boots },
 	{ "range_missing_three_boots", test_range_missing_three_boots },
+	{ "range_oracle_boots", test_range_oracle_boots },
 	{ "range_gap_pushed_out", test_range_gap_pushed_out },
 	{ "range_kaslr_cpu0_empty", test_range_kaslr_cpu0_empty },
 	{ "range_overflow", test_range_overflow },

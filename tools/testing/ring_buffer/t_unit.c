@@ -3752,5 +3752,7 @@ const struct rb_case rb_unit_cases[] = {
 	{ "unit_iter_lost_once", test_iter_lost_once },
 	{ "unit_iter_copy_torn", test_iter_copy_torn },
 	{ "unit_take_during_push", test_take_during_push },
+	{ "unit_clock_back_nested", clock_back_nested },
+	{ "unit_clock_change_offline_cpu", clock_change_offline_cpu },
 };
 const int rb_nr_unit_cases = ARRAY_SIZE(rb_unit_cases);
