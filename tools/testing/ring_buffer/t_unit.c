@@ -2282,7 +2282,8 @@ static int test_headers_text(void)
 static int test_clock_jumps(void)
 {
 	struct trace_buffer *b = t_alloc(16 * PAGE_SIZE, RB_FL_OVERWRITE);
-	u64 stamps[] = { 1, 2, 2, 1ULL << 27, (1ULL << 27) + 1, 1ULL << 40,
+	u64 stamps[] = { 1, 2, 2, 1ULL << 27, (1ULL << 27) + 1,
+			 (1ULL << 28) + 1 /* a delta of 2^27: a time extend */, 1ULL << 40,
 			 (1ULL << 40) + 5, 1ULL << 50, (1ULL << 50) + (1ULL << 28),
 			 (1ULL << 52) };
 	int n = ARRAY_SIZE(stamps), i;
@@ -3684,6 +3685,57 @@ static int test_iter_overrun_behind(void)
 	return 0;
 }
 
+/*
+ * Calls whose answer depends on a detail a caller relies on: a swap
+ * between rings of the same count but another sub-buffer size is refused
+ * (as 6.12); record_on() twice leaves recording on; a consume never
+ * raises bytes_cpu(); with the reader's page read out and an event in the
+ * next sub-buffer, the oldest stamp is that event's (6.12's reader page
+ * is out once the next one has data).
+ */
+static int test_small_contracts(void)
+{
+	struct trace_buffer *a = t_alloc(8 * PAGE_SIZE, RB_FL_OVERWRITE);
+	struct trace_buffer *b = t_alloc(8 * PAGE_SIZE, RB_FL_OVERWRITE);
+	unsigned long before, after;
+	u64 ts;
+	int i;
+
+	T_ASSERT(a && b);
+	T_EQ(ring_buffer_subbuf_order_set(b, 1), 0);
+	T_EQ(ring_buffer_resize(b, ring_buffer_size(a, 0) * 2, RING_BUFFER_ALL_CPUS), 0);
+	if (ring_buffer_size(a, 0) * 2 == ring_buffer_size(b, 0))
+		T_EQ(ring_buffer_swap_cpu(a, b, 0), -EINVAL);
+	ring_buffer_free(b);
+	ring_buffer_record_on(a);
+	ring_buffer_record_on(a);
+	T_ASSERT(ring_buffer_record_is_on(a));
+	t_clock_set(1000);
+	T_EQ(t_write(a, 40, 1), 0);
+	for (i = 0; i < 200 && ring_buffer_entries_cpu(a, 0) < 150; i++) {
+		t_clock_set(1000 + i);
+		T_EQ(t_write(a, 40, i), 0);
+	}
+	before = ring_buffer_bytes_cpu(a, 0);
+	T_ASSERT(ring_buffer_consume(a, 0, NULL, NULL));
+	after = ring_buffer_bytes_cpu(a, 0);
+	if (after > before)
+		T_FAIL("bytes_cpu rose from %lu to %lu by a consume", before, after);
+	ring_buffer_reset(a);
+	/* sub-buffer 0 full at stamps 2000.., one event at 90000 in the next */
+	for (i = 0; i < 60; i++) {
+		t_clock_set(2000 + i);
+		T_EQ(t_write(a, 40, i), 0);
+	}
+	t_clock_set(90000);
+	T_EQ(t_write(a, (PAGE_SIZE - 64) / 2, 7), 0);
+	while (ring_buffer_peek(a, 0, &ts, NULL) && ts < 90000)
+		ring_buffer_consume(a, 0, NULL, NULL);
+	T_EQ(ring_buffer_oldest_event_ts(a, 0), 90000);
+	ring_buffer_free(a);
+	return 0;
+}
+
 const struct rb_case rb_unit_cases[] = {
 #ifdef __x86_64__
 	/*
@@ -3752,6 +3804,7 @@ const struct rb_case rb_unit_cases[] = {
 	{ "unit_iter_lost_once", test_iter_lost_once },
 	{ "unit_iter_copy_torn", test_iter_copy_torn },
 	{ "unit_take_during_push", test_take_during_push },
+	{ "unit_small_contracts", test_small_contracts },
 	{ "unit_clock_back_nested", clock_back_nested },
 	{ "unit_clock_change_offline_cpu", clock_change_offline_cpu },
 };
