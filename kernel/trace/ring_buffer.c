@@ -27,10 +27,10 @@
  * (stamp, stamp_pos), the last claim's stamp and end, ends where the claim
  * starts.  Nested writers, writers after a discard and absolute mode store
  * a TIME_STAMP; a delta over 27 bits gets a TIME_EXTEND.  The clock is
- * read before the claim and published in cb->floor, which an interrupting
- * writer does not go below: within a sub-buffer stamps follow stream
- * order, even where the clock steps back; a new sub-buffer starts at the
- * clock.
+ * read before the claim and published in its sub-buffer's floor, which an
+ * interrupting writer there does not go below: within a sub-buffer stamps
+ * follow stream order, even where the clock steps back; a new sub-buffer
+ * starts at the clock.
  *
  * Sub-buffer reuse.  Before the writer moves into slot s for a new seq it
  * (1) checks that the old lap is fully committed (else the event is
@@ -541,7 +541,7 @@ static noinline void *
 rb_reserve_slow(struct trace_buffer *buffer, struct rb_cpu *cb,
 		struct rb_wctx *wc, unsigned int size, bool force_abs)
 {
-	struct rb_subbuf *sb;
+	struct rb_subbuf *sb, *fs;
 	s64 w;
 
 	do {
@@ -560,12 +560,13 @@ rb_reserve_slow(struct trace_buffer *buffer, struct rb_cpu *cb,
 		/*
 		 * A clock that went back stalls at the last stamp (6.12 writes
 		 * a zero delta): stamps never go back within a sub-buffer,
-		 * which a persistent buffer's next boot checks.  The floor is
-		 * the stamp of a writer we may have interrupted after its
-		 * claim and before step 4: our event comes after its one.  A
-		 * sub-buffer of our own starts at the clock, as 6.12's pages.
+		 * which a persistent buffer's next boot checks.  A sub-buffer's
+		 * floor is the stamp of a writer we may have interrupted after
+		 * its claim there and before step 4: our event comes after its
+		 * one.  A new sub-buffer starts at the clock, as 6.12's pages.
 		 */
-		ts = max3(raw, st, READ_ONCE(cb->floor));
+		fs = rb_slot_of(cb, rb_pseq(cb, w));
+		ts = max3(raw, st, READ_ONCE(fs->floor));
 		off = rb_poff(cb, w);
 		delta = ts - st;
 		if (!off) {
@@ -577,7 +578,9 @@ rb_reserve_slow(struct trace_buffer *buffer, struct rb_cpu *cb,
 		}
 		if (!off || off + pre + size > cb->cap)
 			ts = raw;
-		WRITE_ONCE(cb->floor, ts);
+		if (off + pre + size > cb->cap)
+			fs = rb_slot_of(cb, rb_pseq(cb, w) + 1);
+		WRITE_ONCE(fs->floor, ts);
 		if (off + pre + size <= cb->cap) {
 			if (!local64_try_cmpxchg(&cb->write, &w, w + pre + size))
 				continue;
@@ -637,7 +640,7 @@ rb_reserve(struct trace_buffer *buffer, struct rb_cpu *cb, struct rb_wctx *wc,
 		     (u64)(u32)(off - 1) + size >= cb->cap))
 		return rb_reserve_slow(buffer, cb, wc, size, false);
 	/* Before the claim, after the checks (Documentation section 5). */
-	WRITE_ONCE(cb->floor, ts);
+	WRITE_ONCE(sb->floor, ts);
 	if (unlikely(!local64_try_cmpxchg(&cb->write, &w, w + size)))
 		return rb_reserve_slow(buffer, cb, wc, size, false);
 	rb_claimed(cb, wc, sb, w, w + size, ts);
@@ -2270,7 +2273,6 @@ void rb_cpu_restart(struct rb_cpu *cb, u64 pos, u64 head)
 	cb->top = RB_TOP_NONE;
 	cb->stamp = 0;
 	cb->stamp_pos = RB_POS_NONE;
-	cb->floor = 0;
 	local_set(&cb->committed, 0);
 	local_set(&cb->overrun, 0);
 	local_set(&cb->pushing, 0);

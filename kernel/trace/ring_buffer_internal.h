@@ -118,6 +118,7 @@ struct rb_subbuf {
 	unsigned int		id;		/* page's place in a user mapping */
 	unsigned int		next_id;
 	u64			gap;		/* see rb_range_salvage() */
+	u64			floor;		/* see rb_reserve_slow() */
 };
 
 #define RB_TAKEN		1UL
@@ -151,7 +152,6 @@ struct rb_cpu {
 	unsigned long		top;		/* guard key, see RB_KEY_BASE */
 	u64			stamp;
 	u64			stamp_pos;
-	u64			floor;		/* see rb_reserve_slow() */
 	struct rb_subbuf	*tail;
 	struct rb_subbuf	*ptail;		/* see rb_set_page_commit() */
 	local_t			committed;

@@ -141,10 +141,9 @@ static const char *rb_range_subbuf(struct rb_cpu *cb, struct rb_subbuf *sb)
 }
 
 /*
- * trace.c relocates every kept event by one delta: the boot most CPUs
- * with events hold (rb_range_vote(), at allocation; else the first CPU
- * found) is kept, and a CPU whose events another boot wrote (it was
- * offline when that boot reset the others) starts empty.
+ * trace.c relocates every kept event by one delta: the first CPU found
+ * with events chooses the boot, and a CPU whose events another boot wrote
+ * (it was offline when that boot reset the others) starts empty.
  */
 static const char *rb_range_boot(struct trace_buffer *buffer,
 				 struct rb_range_cpu *pm)
@@ -160,30 +159,6 @@ static const char *rb_range_boot(struct trace_buffer *buffer,
 	if (text != buffer->text_delta || data != buffer->data_delta)
 		return "events of another boot than the other CPUs'";
 	return NULL;
-}
-
-/*
- * The boot whose events most of the @n CPUs @parts with events keep (the
- * lowest CPU's on a tie) is the one kept: one CPU's damaged record must
- * not cost the others.
- */
-static void rb_range_vote(struct trace_buffer *buffer,
-			  struct rb_range_cpu **parts, unsigned int n)
-{
-	unsigned int i, j, votes, best = 0, most = 0;
-
-	buffer->range_boot = false;
-	for (i = 0; i < n && most <= n / 2; i++) {
-		for (votes = 0, j = 0; j < n; j++)
-			votes += parts[j]->text_addr == parts[i]->text_addr &&
-				 parts[j]->data_addr == parts[i]->data_addr;
-		if (votes > most) {
-			most = votes;
-			best = i;
-		}
-	}
-	if (n)
-		rb_range_boot(buffer, parts[best]);
 }
 
 /* Two pages claim the sub-buffer: neither is trusted. */
@@ -371,35 +346,29 @@ static const char *rb_range_check(struct trace_buffer *buffer,
 static bool rb_range_any_kept(struct trace_buffer *buffer)
 {
 	unsigned long nr = buffer->nr_default;
-	struct rb_range_cpu **parts;
-	unsigned int n = 0, cpu;
 	struct rb_cpu *cb;
+	bool kept = false;
 	u64 first, last;
 
 	cb = kzalloc(sizeof(*cb), GFP_KERNEL);
-	parts = kcalloc(nr_cpu_ids, sizeof(*parts), GFP_KERNEL);
 	if (cb)
 		cb->subbufs = kcalloc(nr, sizeof(*cb->subbufs), GFP_KERNEL);
-	if (cb && cb->subbufs && parts) {
+	if (cb && cb->subbufs) {
 		cb->nr = nr;
 		rb_set_geometry(cb, buffer->order);
-		for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
+		for (cb->cpu = 0; !kept && (unsigned int)cb->cpu < nr_cpu_ids;
+		     cb->cpu++) {
 			memset(cb->subbufs, 0, nr * sizeof(*cb->subbufs));
-			cb->cpu = cpu;
 			rb_range_place(buffer, cb);
-			/* Each CPU on its own here: any boot will do. */
-			buffer->range_boot = false;
-			if (!rb_range_check(buffer, cb, &first, &last, false) &&
-			    first <= last)
-				parts[n++] = cb->pm;
+			kept = !rb_range_check(buffer, cb, &first, &last,
+					       false) &&
+			       first <= last;
 		}
-		rb_range_vote(buffer, parts, n);
 	}
 	if (cb)
 		kfree(cb->subbufs);
 	kfree(cb);
-	kfree(parts);
-	return n;
+	return kept;
 }
 
 /* ---------------------------------------------------------------------

@@ -2302,6 +2302,14 @@ static bool ro_book_dirty(int c)
 	       ro_dirty(at, at + ALIGN(T_PM_BYTES + n * 8, PAGE_SIZE));
 }
 
+static bool ro_any_book_dirty(void)
+{
+	for (int c = 0; c < T_NCPU; c++)
+		if (ro_book_dirty(c))
+			return true;
+	return false;
+}
+
 static bool ro_data_dirty(int c)
 {
 	return ro_dirty(PAGE_SIZE + c * ro.part, PAGE_SIZE + (c + 1) * ro.part);
@@ -2488,6 +2496,14 @@ static int ro_judge(int c)
 
 	if (book)
 		return ro_judge_loose(c);
+	/*
+	 * Two CPUs with events, one record's KASLR words damaged: the vote
+	 * ties and keeps the lower CPU's boot, which may be the damaged one.
+	 */
+	if (!ro.ns[0][c] && ro_any_book_dirty() && t_log_count(c, "another boot")) {
+		ro.empties++;
+		return ro_judge_loose(c);
+	}
 	for (int i = 0; i < ro.ns[0][c]; i++) {
 		struct ro_ev *r = &ro.s[0][c][i];
 		int at = r->id == RO_BAD ? -1 : ro_at(c, r->id);
@@ -2643,9 +2659,13 @@ static int ro_round(void)
 	if (ro_read(b, 1))
 		return 1;
 	ring_buffer_free(b);
-	for (int c = 0; c < T_NCPU; c++)
+	for (int c = 0; c < T_NCPU; c++) {
+		/* a CPU kept by a tied vote at boot 2 may lose the next one */
+		if (t_log_count(c, "another boot") && ro_any_book_dirty())
+			continue;
 		if (ro_judge3(c, wrote, kept2[c]))
 			return 1;
+	}
 	return 0;
 }
 

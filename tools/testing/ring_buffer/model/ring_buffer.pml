@@ -607,7 +607,7 @@ byte cpos;				/* cb->commit */
 byte top;				/* cb->top */
 byte stamp;				/* cb->stamp */
 byte stamp_pos = POS_NONE;		/* cb->stamp_pos */
-byte floor;				/* cb->floor */
+byte floor;				/* sb->floor, one for all: the model's clock never goes back */
 byte tail;				/* cb->tail (slot number) */
 byte ptail = SLOT_NONE;			/* cb->ptail */
 byte committed, overrun, commit_overrun, dropped;
@@ -946,7 +946,7 @@ inline rb_reserve_slow(force)
 		st = stamp;		/* rb_reserve_slow() `READ_ONCE(cb->stamp)` */
 		sp = stamp_pos;		/* rb_reserve_slow() `READ_ONCE(cb->stamp_pos)` */
 		atomic { clk++; ts = clk };	/* rb_reserve_slow() rb_clock() */
-		d_step {		/* rb_reserve_slow() `READ_ONCE(cb->floor)` max3() */
+		d_step {		/* rb_reserve_slow() `READ_ONCE(fs->floor)` max3() */
 			if
 			:: ts < st -> ts = st
 			:: else
@@ -956,7 +956,7 @@ inline rb_reserve_slow(force)
 			:: else
 			fi
 		};
-		floor = ts;		/* rb_reserve_slow() `WRITE_ONCE(cb->floor)` */
+		floor = ts;		/* rb_reserve_slow() `WRITE_ONCE(fs->floor)` */
 		d_step {		/* rb_reserve_slow() */
 			off = POFF(w);
 			dl = ts - st;
@@ -1009,12 +1009,12 @@ inline rb_reserve()
 		w = wpos;		/* rb_reserve() `local64_read(&cb->write)` */
 		atomic { clk++; ts = clk };	/* rb_reserve() rb_clock() */
 		dl = ts - stamp;	/* rb_reserve() `READ_ONCE(cb->stamp)` */
-		floor = ts;		/* rb_reserve() `WRITE_ONCE(cb->floor)` */
 		off = POFF(w);
 		sb = tail;		/* rb_reserve() `READ_ONCE(cb->tail)` READ_ONCE(cb->tail) */
 		if
 		:: stamp_pos == w && dl >= 0 && off != 0 && off + 1 <= CAP ->
 					/* rb_reserve() `READ_ONCE(cb->stamp_pos)` */
+			floor = ts;	/* rb_reserve() `WRITE_ONCE(sb->floor)` */
 			atomic {	/* rb_reserve() `local64_try_cmpxchg(&cb->write)` cmpxchg(write) */
 				if
 				:: wpos == w -> wpos = w + 1; res = R_OK
@@ -2307,7 +2307,6 @@ proctype Control()
 		top = TOP_NONE;		/* rb_cpu_restart() `cb->top =` */
 		stamp = 0;		/* rb_cpu_restart() `cb->stamp =` */
 		stamp_pos = POS_NONE;	/* rb_cpu_restart() `cb->stamp_pos =` */
-		floor = 0;		/* rb_cpu_restart() `cb->floor =` */
 		committed = 0;		/* rb_cpu_restart() `local_set(&cb->committed)` */
 		overrun = 0;		/* rb_cpu_restart() `local_set(&cb->overrun)` */
 		pushing = 0;		/* rb_cpu_restart() `local_set(&cb->pushing)` */
