@@ -218,5 +218,14 @@ unsigned long or_committed(int cpu);
 int clock_back_nested(void);
 int clock_back_nested_range(void);
 int clock_change_offline_cpu(void);
+int clock_failed_move(void);
+int clock_failed_move_range(void);
+int clock_back_mover(void);
+int clock_back_mover_range(void);
+int clock_discard_zero_small_back(void);
+int clock_discard_zero_big_ahead(void);
+int clock_kaslr_stale_majority(void);
+int clock_kaslr_tie_bad_record(void);
+int clock_late_cpu_after_reset(void);
 
 #endif /* RB_TEST_H */

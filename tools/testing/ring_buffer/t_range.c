@@ -4502,6 +4502,11 @@ const struct rb_case rb_range_cases[] = {
 	{ "range_crash_sweep_irq", test_range_crash_sweep_irq },
 	{ "range_clock_back_sweep", test_range_clock_back_sweep },
 	{ "range_clock_back_nested", clock_back_nested_range },
+	{ "range_clock_failed_move", clock_failed_move_range },
+	{ "range_clock_back_mover", clock_back_mover_range },
+	{ "range_discard_zero_small_back", clock_discard_zero_small_back },
+	{ "range_discard_zero_big_ahead", clock_discard_zero_big_ahead },
+	{ "range_kaslr_stale_majority", clock_kaslr_stale_majority },
 	{ "range_kaslr_two_boots", test_range_kaslr_two_boots },
 	{ "range_kaslr_late_cpu", test_range_kaslr_late_cpu },
 	{ "range_kaslr_data_only", test_range_kaslr_data_only },
@@ -4541,5 +4546,7 @@ const struct rb_case rb_open_cases[] = {
 	{ "range_reader_page_no_overwrite", test_x_reader_page_no_overwrite },
 	{ "range_reader_page_lapped", test_x_reader_page_lapped },
 	{ "range_model_reboots", test_x_model_reboots },
+	{ "range_kaslr_tie_bad_record", clock_kaslr_tie_bad_record },
+	{ "range_late_cpu_after_reset", clock_late_cpu_after_reset },
 };
 const int rb_nr_open_cases = sizeof(rb_open_cases) / sizeof(rb_open_cases[0]);

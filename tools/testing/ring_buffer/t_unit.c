@@ -3813,5 +3813,7 @@ const struct rb_case rb_unit_cases[] = {
 	{ "unit_small_contracts", test_small_contracts },
 	{ "unit_clock_back_nested", clock_back_nested },
 	{ "unit_clock_change_offline_cpu", clock_change_offline_cpu },
+	{ "unit_clock_failed_move", clock_failed_move },
+	{ "unit_clock_back_mover", clock_back_mover },
 };
 const int rb_nr_unit_cases = ARRAY_SIZE(rb_unit_cases);
