@@ -59,7 +59,9 @@ ANCHOR_LINES = 25
 SWEEPS = ('range_crash_sweep', 'unit_irq_at_each_instruction', 'map_ipi_in_write',
           'map_irq_in_get_reader', 'attack_nmi_dump_in_', 'attack_control_chaos')
 JOBS = os.environ.get('MUT_JOBS', '2')
-TIMEOUT = {'fast': 300, 'sweeps': 1800, 'stress': 180, 'litmus': 300}
+TIMEOUT = {'fast': 600, 'sweeps': 1800, 'stress': 180, 'litmus': 300}
+# range_oracle_boots' budget in the fast phase (make test gives it 40 s)
+ORACLE_SECS = os.environ.get('RANGE_ORACLE_SECS', '15')
 STRESS_SECS = os.environ.get('STRESS_SECS', '5')
 TARGET = 0.90
 # The files a mutant may change, all in MUT_SRC's directory: the first is
@@ -230,7 +232,8 @@ def run(cmd, timeout, log):
                              start_new_session=True,
                              env=dict(os.environ,
                                       ASAN_OPTIONS='detect_leaks=0:abort_on_error=1',
-                                      UBSAN_OPTIONS='print_stacktrace=1'))
+                                      UBSAN_OPTIONS='print_stacktrace=1',
+                                      RANGE_ORACLE_SECS=ORACLE_SECS))
         RUNNING.append(p)
         rc, seen, moved = None, None, time.time()
         while rc is None:
