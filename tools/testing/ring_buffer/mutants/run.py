@@ -59,7 +59,7 @@ ANCHOR_LINES = 25
 SWEEPS = ('range_crash_sweep', 'unit_irq_at_each_instruction', 'map_ipi_in_write',
           'map_irq_in_get_reader', 'attack_nmi_dump_in_', 'attack_control_chaos')
 JOBS = os.environ.get('MUT_JOBS', '2')
-TIMEOUT = {'fast': 600, 'sweeps': 1800, 'stress': 180, 'litmus': 300}
+TIMEOUT = {'fast': 900, 'sweeps': 1800, 'stress': 180, 'litmus': 300}
 # range_oracle_boots' budget in the fast phase (make test gives it 40 s)
 ORACLE_SECS = os.environ.get('RANGE_ORACLE_SECS', '15')
 STRESS_SECS = os.environ.get('STRESS_SECS', '5')
