@@ -706,7 +706,7 @@ int clock_kaslr_tie_bad_record(void)
 	part = ((a.size - 4096) / 4) & ~4095UL;
 	(void)part;
 	taddr = (u64 *)(a.start + 4096 + 24);
-	*taddr ^= 1UL << 40;
+	*taddr ^= 1ULL << 40;
 	sim_text = text0 + m;
 	sim_sdata = data0 + m;
 	b = x_boot(&a, RB_FL_OVERWRITE);
