@@ -27,7 +27,7 @@ static struct trace_buffer *s_alloc(unsigned long size, unsigned int flags)
 
 static int s_write(struct trace_buffer *b, unsigned int len, u32 seed)
 {
-	static __thread u8 buf[512];
+	static __thread u8 buf[4096];
 
 	t_fill(buf, len, seed);
 	return ring_buffer_write(b, len, buf);
@@ -277,22 +277,6 @@ int clock_change_offline_cpu(void)
 	return 0;
 }
 
-static struct trace_buffer *x_alloc(unsigned long size, unsigned int flags)
-{
-	struct trace_buffer *b = ring_buffer_alloc(size, flags);
-
-	if (b)
-		ring_buffer_set_clock(b, t_clock);
-	return b;
-}
-
-static int x_write(struct trace_buffer *b, unsigned int len, u32 seed)
-{
-	static __thread u8 buf[4096];
-
-	t_fill(buf, len, seed);
-	return ring_buffer_write(b, len, buf);
-}
 
 /* RB_CLOCK_POINT=N: fork only at point N of a sweep (to look at one with RB_CLOCK_VERBOSE) */
 static int x_only_point(long point)
@@ -380,10 +364,10 @@ static void x_fm_irq(void)
 {
 	sim_ctx.pc += HARDIRQ_OFFSET;
 	t_clock_set(1500);
-	if (!x_write(x_fm_b, 600, 7))
+	if (!s_write(x_fm_b, 600, 7))
 		_exit(30);		/* the ring was meant to be full */
 	/* 6.12 pads the sub-buffer's rest on a failed move: C is dropped there */
-	x_fm_c = !x_write(x_fm_b, 8, 8);
+	x_fm_c = !s_write(x_fm_b, 8, 8);
 	sim_ctx.pc -= HARDIRQ_OFFSET;
 }
 
@@ -408,23 +392,23 @@ int clock_failed_move(void)
 
 	sim_bind(0);
 	/* how many 16-byte events the geometry holds */
-	s = x_alloc(8 * 4096, 0);
+	s = s_alloc(8 * 4096, 0);
 	T_ASSERT(s);
 	t_clock_set(1000);
-	while (!x_write(s, 16, cap))
+	while (!s_write(s, 16, cap))
 		cap++;
 	ring_buffer_free(s);
 	T_ASSERT(cap > 100);
-	x_fm_b = x_alloc(8 * 4096, 0);
+	x_fm_b = s_alloc(8 * 4096, 0);
 	T_ASSERT(x_fm_b);
 	/* room for 6 more in the last sub-buffer */
 	x_fm_n = cap - 6;
 	for (int i = 0; i < x_fm_n; i++)
-		T_EQ(x_write(x_fm_b, 16, i), 0);
+		T_EQ(s_write(x_fm_b, 16, i), 0);
 	t_clock_set(2000);
 	x_filter();
 	T_ASSERT(sim_step_sweep(x_fm_irq, 40));
-	ret = x_write(x_fm_b, 16, 9);
+	ret = s_write(x_fm_b, 16, 9);
 	if (sim_step_end())
 		_exit(x_fm_child(!ret));	/* 6.12: A too may be dropped */
 	points = sim_step_results(&first_bad, &status, &tol);
@@ -513,7 +497,7 @@ int clock_failed_move_range(void)
 	s = x_boot(&x_pa, 0);
 	T_ASSERT(s);
 	t_clock_set(1000);
-	while (!x_write(s, 16, cap))
+	while (!s_write(s, 16, cap))
 		cap++;
 	ring_buffer_free(s);
 	T_ASSERT(cap > 100);
@@ -522,11 +506,11 @@ int clock_failed_move_range(void)
 	T_ASSERT(x_fm_b);
 	x_fm_n = cap - 6;
 	for (int i = 0; i < x_fm_n; i++)
-		T_EQ(x_write(x_fm_b, 16, i), 0);
+		T_EQ(s_write(x_fm_b, 16, i), 0);
 	t_clock_set(2000);
 	x_filter();
 	T_ASSERT(sim_step_sweep(x_fm_irq, 0));
-	ret = x_write(x_fm_b, 16, 9);
+	ret = s_write(x_fm_b, 16, 9);
 	if (sim_step_end())
 		_exit(x_pfm_child(!ret));
 	points = sim_step_results(&first_bad, &status, &tol);
@@ -577,7 +561,7 @@ int clock_kaslr_stale_majority(void)
 	t_clock_set(1000);
 	for (c = 2; c < 4; c++) {
 		sim_bind(c);
-		T_EQ(x_write(b, 32, c), 0);
+		T_EQ(s_write(b, 32, c), 0);
 	}
 	sim_bind(0);
 	ring_buffer_free(b);
@@ -592,7 +576,7 @@ int clock_kaslr_stale_majority(void)
 	/* trace.c, update_last_data(): clear old data */
 	ring_buffer_reset_online_cpus(b);
 	t_clock_set(2000);
-	T_EQ(x_write(b, 32, 7), 0);
+	T_EQ(s_write(b, 32, 7), 0);
 	ring_buffer_free(b);	/* crash */
 	T_EQ(sim_cpu_up(2), 0);
 	T_EQ(sim_cpu_up(3), 0);
@@ -646,9 +630,9 @@ int clock_late_cpu_after_reset(void)
 	T_ASSERT(b);
 	t_clock_set(1000);
 	sim_bind(3);
-	T_EQ(x_write(b, 32, 3), 0);
+	T_EQ(s_write(b, 32, 3), 0);
 	sim_bind(0);
-	T_EQ(x_write(b, 32, 0), 0);
+	T_EQ(s_write(b, 32, 0), 0);
 	ring_buffer_free(b);
 	/* boot B: moved, CPU 3 not up yet */
 	sim_text = text0 + m;
@@ -697,9 +681,9 @@ int clock_kaslr_tie_bad_record(void)
 	b = x_boot(&a, RB_FL_OVERWRITE);
 	T_ASSERT(b);
 	t_clock_set(1000);
-	T_EQ(x_write(b, 32, 0), 0);
+	T_EQ(s_write(b, 32, 0), 0);
 	sim_bind(1);
-	T_EQ(x_write(b, 32, 1), 0);
+	T_EQ(s_write(b, 32, 1), 0);
 	sim_bind(0);
 	ring_buffer_free(b);
 	/* CPU 0's part: after the header page; text_addr at byte 24 */
@@ -742,7 +726,7 @@ static void x_dz_irq(void)
 {
 	sim_ctx.pc += HARDIRQ_OFFSET;
 	t_clock_set(x_dz_iclock);
-	x_dz_i = !x_write(x_fm_b, x_dz_ilen, 5);
+	x_dz_i = !s_write(x_fm_b, x_dz_ilen, 5);
 	sim_ctx.pc -= HARDIRQ_OFFSET;
 }
 
@@ -794,7 +778,7 @@ static int x_discard_zero(unsigned int ilen, u64 iclock)
 	/* the first sub-buffer full but for 40 bytes */
 	x_dz_n = 0;
 	while (t_room(x_fm_b, 0) > 40 + 20) {
-		T_EQ(x_write(x_fm_b, 16, x_dz_n), 0);
+		T_EQ(s_write(x_fm_b, 16, x_dz_n), 0);
 		x_dz_n++;
 	}
 	t_clock_set(500);
@@ -866,7 +850,7 @@ static void x_tw_irq1(void)
 {
 	sim_ctx.pc += HARDIRQ_OFFSET;
 	t_clock_set(3000);
-	if (x_write(x_tw_b, 16, 2))
+	if (s_write(x_tw_b, 16, 2))
 		_exit(30);
 	sim_ctx.pc -= HARDIRQ_OFFSET;
 }
@@ -874,7 +858,7 @@ static void x_tw_irq1(void)
 static void x_tw_irq2(void)
 {
 	sim_ctx.pc += HARDIRQ_OFFSET;
-	if (x_write(x_tw_b, 8, 3))
+	if (s_write(x_tw_b, 8, 3))
 		_exit(31);
 	sim_ctx.pc -= HARDIRQ_OFFSET;
 }
@@ -892,7 +876,7 @@ static int x_tw_phase2(void)
 	printf("# phase 2: %lu bytes left in the sub-buffer, A takes %lu\n", room, room);
 	sim_step_filter = getenv("RB_CLOCK_POINT") ? x_only_point : NULL;
 	T_ASSERT(sim_step_sweep(x_tw_irq2, 40));
-	ret = x_write(x_tw_b, room, 4);
+	ret = s_write(x_tw_b, room, 4);
 	if (sim_step_end()) {
 		if (ret)
 			_exit(28);
@@ -951,15 +935,15 @@ static int x_clock_back_mover_floor(int range)
 		memset(x_pa.start, 0, x_pa.size);
 		x_tw_b = x_boot(&x_pa, RB_FL_OVERWRITE);
 	} else {
-		x_tw_b = x_alloc(64 * 1024, RB_FL_OVERWRITE);
+		x_tw_b = s_alloc(64 * 1024, RB_FL_OVERWRITE);
 	}
 	T_ASSERT(x_tw_b);
 	t_clock_set(1000);
 	for (int i = 0; i < 5; i++)
-		T_EQ(x_write(x_tw_b, 16, 1), 0);
+		T_EQ(s_write(x_tw_b, 16, 1), 0);
 	t_clock_set(2000);
 	T_ASSERT(sim_step_sweep(x_tw_irq1, 40));
-	ret = x_write(x_tw_b, 16, 9);
+	ret = s_write(x_tw_b, 16, 9);
 	if (sim_step_end()) {
 		if (ret)
 			_exit(28);
