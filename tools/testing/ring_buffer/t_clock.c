@@ -532,14 +532,14 @@ int clock_failed_move_range(void)
 }
 
 /*
- * The vote keeps the stale boot.  Boot A traces on CPUs 2 and 3.  Boot B
+ * The newest boot's events win.  Boot A traces on CPUs 2 and 3.  Boot B
  * comes up with CPUs 2 and 3 offline (maxcpus=2, say): the KASLR delta
  * is not zero, so trace.c's update_last_data() resets the online CPUs,
  * and B records one event on CPU 0, then crashes.  Boot C, every CPU up:
  * B's event is the newest record there is; CPUs 2 and 3 hold A's, which
- * B's reset meant to clear.  rb_range_vote() counts 2 CPUs of A against
- * 1 of B and throws B's event away ("events of another boot than the
- * other CPUs'"), bringing A's back with A's delta.
+ * B's reset meant to clear.  C must keep B's event and delta, and start
+ * CPUs 2 and 3 empty ("events of another boot than the other CPUs'"); a
+ * majority of CPUs would bring A's back instead.
  */
 int clock_kaslr_stale_majority(void)
 {
@@ -657,9 +657,9 @@ int clock_late_cpu_after_reset(void)
 
 /*
  * One flipped bit in CPU 0's record of the KASLR text address, CPUs 0
- * and 1 both hold events of the same boot: the vote is a tie and goes to
- * CPU 0's damaged record, so CPU 1's intact events are thrown away and
- * the delta trace.c relocates with is garbage.  (6.12 takes the delta of
+ * and 1 both hold events of the same boot: the first CPU found chooses
+ * the boot, so CPU 1's intact events are thrown away and the delta
+ * trace.c relocates with is garbage (open: README, "Not yet").  (6.12 takes the delta of
  * the last valid CPU and keeps every CPU's events.)
  */
 int clock_kaslr_tie_bad_record(void)

@@ -2497,8 +2497,8 @@ static int ro_judge(int c)
 	if (book)
 		return ro_judge_loose(c);
 	/*
-	 * Two CPUs with events, one record's KASLR words damaged: the vote
-	 * ties and keeps the lower CPU's boot, which may be the damaged one.
+	 * A record's KASLR words damaged: the first CPU found with events
+	 * chooses the boot, which may be the damaged one's (see README).
 	 */
 	if (!ro.ns[0][c] && ro_any_book_dirty() && t_log_count(c, "another boot")) {
 		ro.empties++;
@@ -2660,7 +2660,7 @@ static int ro_round(void)
 		return 1;
 	ring_buffer_free(b);
 	for (int c = 0; c < T_NCPU; c++) {
-		/* a CPU kept by a tied vote at boot 2 may lose the next one */
+		/* a CPU kept by a damaged record's boot may lose the next one */
 		if (t_log_count(c, "another boot") && ro_any_book_dirty())
 			continue;
 		if (ro_judge3(c, wrote, kept2[c]))
