@@ -28,9 +28,8 @@
  * starts.  Nested writers, writers after a discard and absolute mode store
  * a TIME_STAMP; a delta over 27 bits gets a TIME_EXTEND.  The clock is
  * read before the claim and published in its sub-buffer's floor, which an
- * interrupting writer there does not go below: within a sub-buffer stamps
- * follow stream order, even where the clock steps back; a new sub-buffer
- * starts at the clock.
+ * interrupting writer there does not go below: stamps follow stream order
+ * where the clock steps back; a new clock starts at a new sub-buffer.
  *
  * Sub-buffer reuse.  Before the writer moves into slot s for a new seq it
  * (1) checks that the old lap is fully committed (else the event is
@@ -545,7 +544,7 @@ rb_reserve_slow(struct trace_buffer *buffer, struct rb_cpu *cb,
 	s64 w;
 
 	do {
-		unsigned int off, pre = 0;
+		unsigned int off, gen, pre = 0;
 		bool abs = false;
 		u64 ts, raw, delta, sp, st;
 
@@ -556,14 +555,13 @@ rb_reserve_slow(struct trace_buffer *buffer, struct rb_cpu *cb,
 		 */
 		st = READ_ONCE(cb->stamp);
 		sp = READ_ONCE(cb->stamp_pos);
+		gen = READ_ONCE(buffer->clock_gen);
 		raw = rb_clock(buffer);
 		/*
-		 * A clock that went back stalls at the last stamp (6.12 writes
-		 * a zero delta): stamps never go back within a sub-buffer,
-		 * which a persistent buffer's next boot checks.  A sub-buffer's
-		 * floor is the stamp of a writer we may have interrupted after
-		 * its claim there and before step 4: our event comes after its
-		 * one.  A new sub-buffer starts at the clock, as 6.12's pages.
+		 * Stamps never go back on a CPU: a clock that went back stalls
+		 * at the last stamp, or at the floor of a writer we interrupted
+		 * after its claim there, before step 4.  A new clock starts at
+		 * a new sub-buffer (a CPU offline at its reset keeps stamps).
 		 */
 		fs = rb_slot_of(cb, rb_pseq(cb, w));
 		ts = max3(raw, st, READ_ONCE(fs->floor));
@@ -577,7 +575,9 @@ rb_reserve_slow(struct trace_buffer *buffer, struct rb_cpu *cb,
 			pre = RB_META_LEN;
 		}
 		if (!off || off + pre + size > cb->cap)
-			ts = raw;
+			ts = gen == cb->clock_gen ? ts : raw;
+		else
+			gen = cb->clock_gen;	/* a new clock waits for one */
 		if (off + pre + size > cb->cap)
 			fs = rb_slot_of(cb, rb_pseq(cb, w) + 1);
 		WRITE_ONCE(fs->floor, ts);
@@ -596,6 +596,7 @@ rb_reserve_slow(struct trace_buffer *buffer, struct rb_cpu *cb,
 			pre = 0;
 			delta = 0;
 		}
+		WRITE_ONCE(cb->clock_gen, gen);
 		rb_claimed(cb, wc, sb, w, w + pre + size, ts);
 		return rb_fill_event(sb, off, pre, abs, size, ts, delta);
 	} while (true);
@@ -3547,6 +3548,7 @@ EXPORT_SYMBOL_GPL(ring_buffer_normalize_time_stamp);
 void ring_buffer_set_clock(struct trace_buffer *buffer, u64 (*clock)(void))
 {
 	WRITE_ONCE(buffer->clock, clock);
+	WRITE_ONCE(buffer->clock_gen, buffer->clock_gen + 1);	/* unordered */
 }
 EXPORT_SYMBOL_GPL(ring_buffer_set_clock);
 

@@ -152,6 +152,7 @@ struct rb_cpu {
 	unsigned long		top;		/* guard key, see RB_KEY_BASE */
 	u64			stamp;
 	u64			stamp_pos;
+	unsigned int		clock_gen;	/* see rb_reserve_slow() */
 	struct rb_subbuf	*tail;
 	struct rb_subbuf	*ptail;		/* see rb_set_page_commit() */
 	local_t			committed;
@@ -245,6 +246,7 @@ struct trace_buffer {
 	unsigned long		max_len;
 	unsigned long		nr_default;
 	u64			(*clock)(void);
+	unsigned int		clock_gen;	/* ring_buffer_set_clock() calls */
 	struct rb_slot __percpu	*slots;
 	cpumask_var_t		cpumask;
 	struct mutex		mutex;		/* resize, reset, order, hotplug */

@@ -218,6 +218,7 @@ unsigned long or_committed(int cpu);
 int clock_back_nested(void);
 int clock_back_nested_range(void);
 int clock_change_offline_cpu(void);
+int clock_step_back_held(void);
 int clock_failed_move(void);
 int clock_failed_move_range(void);
 int clock_back_mover(void);

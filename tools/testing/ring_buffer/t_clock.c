@@ -278,6 +278,58 @@ int clock_change_offline_cpu(void)
 }
 
 
+/*
+ * A clock that steps back 5000 ns and then advances 10 ns per event, for
+ * 300 events of 100 bytes (seven sub-buffers): every stamp holds at the
+ * last one before the step, over the sub-buffer ends too (a reader sees
+ * a CPU's stamps never go back, which a persistent buffer's next boot
+ * checks).  Then a new clock: the next sub-buffer starts at it.
+ */
+int clock_step_back_held(void)
+{
+	struct trace_buffer *b;
+	u64 ts, held = 0;
+	int n = 0, i;
+
+	sim_bind(0);
+	b = s_alloc(64 * PAGE_SIZE, RB_FL_OVERWRITE);
+	T_ASSERT(b);
+	for (i = 0; i < 10; i++) {
+		t_clock_set(1000000 + i * 10);
+		T_EQ(s_write(b, 16, i), 0);
+	}
+	for (i = 0; i < 300; i++) {
+		t_clock_set(1000090 - 5000 + i * 10);
+		T_EQ(s_write(b, 100, i), 0);
+	}
+	while (ring_buffer_consume(b, 0, &ts, NULL)) {
+		if (n == 9)
+			held = ts;
+		if (n >= 9 && ts != held)
+			T_FAIL("event %d at %llu after the step back, not held at %llu",
+			       n, (unsigned long long)ts, (unsigned long long)held);
+		n++;
+	}
+	T_EQ(n, 310);
+	T_EQ(held, 1000090);
+	s_new_now = 7000;
+	ring_buffer_set_clock(b, s_clock_new);
+	for (i = 0; i < 60; i++)
+		T_EQ(s_write(b, 100, i), 0);
+	n = 0;
+	while (ring_buffer_consume(b, 0, &ts, NULL)) {
+		if (ts != held && ts != s_new_now)
+			T_FAIL("event %d at %llu: neither held nor the new clock", n,
+			       (unsigned long long)ts);
+		n++;
+	}
+	T_EQ(n, 60);
+	T_EQ(ts, s_new_now);
+	ring_buffer_free(b);
+	return 0;
+}
+
+
 /* RB_CLOCK_POINT=N: fork only at point N of a sweep (to look at one with RB_CLOCK_VERBOSE) */
 static int x_only_point(long point)
 {

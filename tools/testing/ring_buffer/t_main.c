@@ -385,7 +385,9 @@ static int t_listed(const char *list, const char *name)
 static int t_fresh(const char *name)
 {
 	static const char *const sweeps[] = { "irq_at_each_instruction", "crash_sweep",
-					      "nmi_dump_in_", "_irq_in_", "_ipi_in_" };
+					      "nmi_dump_in_", "_irq_in_", "_ipi_in_",
+					      "_clock_back_", "_clock_failed_move",
+					      "_discard_zero_" };
 
 	for (unsigned int i = 0; i < ARRAY_SIZE(sweeps); i++)
 		if (strstr(name, sweeps[i]))

@@ -3813,6 +3813,7 @@ const struct rb_case rb_unit_cases[] = {
 	{ "unit_small_contracts", test_small_contracts },
 	{ "unit_clock_back_nested", clock_back_nested },
 	{ "unit_clock_change_offline_cpu", clock_change_offline_cpu },
+	{ "unit_clock_step_back_held", clock_step_back_held },
 	{ "unit_clock_failed_move", clock_failed_move },
 	{ "unit_clock_back_mover", clock_back_mover },
 };
