@@ -61,6 +61,19 @@ results=$out/results.txt
 mkdir -p "$out"
 : > "$results"
 T0=$(date +%s)
+# The run's deadline, TEST_BUDGET seconds (default 4,800; CI allows 5,400):
+# no user-space stage and no boot runs past it, so a stage that stalls is
+# stopped and reported failed, and the summary is printed before CI's
+# limit.  stage_limit [SECS]: the timeout a stage gets now, at most SECS
+# (default STAGE_LIMIT, 4,200), at least 30.
+DEADLINE=$((T0 + ${TEST_BUDGET:-4800}))
+stage_limit() {
+	local lim=${1:-${STAGE_LIMIT:-4200}} left=$((DEADLINE - $(date +%s)))
+
+	[ "$left" -lt "$lim" ] && lim=$left
+	[ "$lim" -lt 30 ] && lim=30
+	echo "$lim"
+}
 
 # One user at a time per kind: the trees and object directories are shared.
 exec 9> "$BUILD/.lock-$kind"
@@ -187,15 +200,15 @@ done
 # harness_ktap TITLE TARGET NAME: make -C tools/testing/ring_buffer TARGET
 # as one stage, its output in $out/TARGET.log, one result per KTAP line
 # under NAME.
-# A stage that runs past STAGE_LIMIT seconds (default 4200) is stopped:
-# each has watchdogs of its own, this is the backstop that keeps make test
-# inside CI's time (the harness took 2,700 s and more on a machine loaded
+# A stage that runs past STAGE_LIMIT seconds (default 4200) or the run's
+# deadline is stopped: each has watchdogs of its own, this is the backstop
+# that keeps make test inside CI's time (the harness took 2,700 s and more on a machine loaded
 # by another mutation run, herd7's first build as much).
 harness_ktap() {
 	local log=$out/$2.log rc=0
 
 	stage_start "$1 (make -C tools/testing/ring_buffer $2)"
-	timeout --kill-after=60 "${STAGE_LIMIT:-4200}" \
+	timeout --kill-after=60 "$(stage_limit)" \
 		make -s -C "$REPO/tools/testing/ring_buffer" "$2" > "$log" 2>&1 || rc=$?
 	if [ $rc = 0 ]; then
 		stage_end
@@ -217,7 +230,7 @@ user_harness_stages() {
 	# --- 1. user-space harness ------------------------------------------------------
 	if [ -f "$REPO/tools/testing/ring_buffer/Makefile" ]; then
 		stage_start "user-space harness (make -C tools/testing/ring_buffer test)"
-		if timeout --kill-after=60 "${STAGE_LIMIT:-4200}" \
+		if timeout --kill-after=60 "$(stage_limit)" \
 			make -C "$REPO/tools/testing/ring_buffer" test; then
 			record ok "user-space harness"
 			stage_end
@@ -228,7 +241,7 @@ user_harness_stages() {
 		# The same harness as a 32-bit program (i386; under qemu-i386 where
 		# the kernel runs no 32-bit binaries).
 		stage_start "user-space harness, 32-bit (make -C tools/testing/ring_buffer test32)"
-		if timeout --kill-after=60 "${STAGE_LIMIT:-4200}" \
+		if timeout --kill-after=60 "$(stage_limit)" \
 			make -C "$REPO/tools/testing/ring_buffer" test32; then
 			record ok "user-space harness (32-bit)"
 			stage_end
@@ -331,8 +344,8 @@ boot_check() {
 	flavour_setup "$flavour"
 	# The debug kernel (KASAN, lockdep) is several times slower under TCG.
 	case $flavour in
-	debug) tmo=${TIMEOUT_DEBUG:-1200} ;;
-	*) tmo=${TIMEOUT:-900} ;;
+	debug) tmo=$(stage_limit "${TIMEOUT_DEBUG:-1200}") ;;
+	*) tmo=$(stage_limit "${TIMEOUT:-900}") ;;
 	esac
 	local nostartup=() append=${APPEND:-}
 	[ "$K_STARTUP" = 1 ] || nostartup=(--no-startup)
