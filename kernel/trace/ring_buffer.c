@@ -46,9 +46,8 @@
  * to the page's commit word once the writer has left; a writer back in the
  * slot uses the spare.  Iterators copy from the ring and check the slot's
  * tag after the copy, a seqcount with (3) as the writer half.  User-space
- * mappings show the pages themselves.
- * Readers of one CPU are serialised by cb->reader_lock, which writers
- * never take.
+ * mappings show the pages themselves.  Readers of one CPU are serialised
+ * by cb->reader_lock, which writers never take.
  *
  * Persistent buffers, whose rings live in a memory range kept across a
  * reboot, have the code of their own in ring_buffer_range.c, user-space
@@ -2274,6 +2273,7 @@ void rb_cpu_restart(struct rb_cpu *cb, u64 pos, u64 head)
 	cb->top = RB_TOP_NONE;
 	cb->stamp = 0;
 	cb->stamp_pos = RB_POS_NONE;
+	cb->clock_gen--;	/* the next sub-buffer starts at the clock */
 	local_set(&cb->committed, 0);
 	local_set(&cb->overrun, 0);
 	local_set(&cb->pushing, 0);

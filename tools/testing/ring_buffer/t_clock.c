@@ -283,7 +283,8 @@ int clock_change_offline_cpu(void)
  * 300 events of 100 bytes (seven sub-buffers): every stamp holds at the
  * last one before the step, over the sub-buffer ends too (a reader sees
  * a CPU's stamps never go back, which a persistent buffer's next boot
- * checks).  Then a new clock: the next sub-buffer starts at it.
+ * checks).  A reset forgets the held stamp.  Then a new clock: the next
+ * sub-buffer starts at it.
  */
 int clock_step_back_held(void)
 {
@@ -312,6 +313,15 @@ int clock_step_back_held(void)
 	}
 	T_EQ(n, 310);
 	T_EQ(held, 1000090);
+	/* a reset (echo > trace) forgets the held stamp: lap the ring first */
+	for (i = 0; i < 3000; i++)
+		T_EQ(s_write(b, 100, i), 0);
+	ring_buffer_reset_cpu(b, 0);
+	t_clock_set(990000);
+	T_EQ(s_write(b, 100, 0), 0);
+	T_ASSERT(ring_buffer_consume(b, 0, &ts, NULL));
+	T_EQ(ts, 990000);
+	held = ts;
 	s_new_now = 7000;
 	ring_buffer_set_clock(b, s_clock_new);
 	for (i = 0; i < 60; i++)
