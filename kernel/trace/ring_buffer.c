@@ -36,8 +36,8 @@
  * refused: commit overrun), (2) checks cb->head, the oldest sub-buffer not
  * retired: a full ring drops the event, or in overwrite mode the writer
  * retires the oldest with a cmpxchg on cb->head, then counts it (overrun;
- * cb->pushing tells readers a count is on its way), and (3) stores
- * the new seq into the slot, then a write barrier, then data.
+ * cb->pushing tells readers a count is on its way), and (3) stores the
+ * new seq into the slot, then a write barrier, then data.
  *
  * Read side.  The consuming reader takes the head sub-buffer out of the
  * ring: it leaves its spare page in the slot, marks the slot's tag taken
@@ -49,10 +49,9 @@
  * mappings show the pages themselves.  Readers of one CPU are serialised
  * by cb->reader_lock, which writers never take.
  *
- * Persistent buffers, whose rings live in a memory range kept across a
- * reboot, have the code of their own in ring_buffer_range.c, user-space
- * mappings theirs in ring_buffer_map.c; the types and helpers the files
- * share are in ring_buffer_internal.h.
+ * Persistent buffers (rings in a memory range kept across a reboot) have
+ * their code in ring_buffer_range.c, user-space mappings theirs in
+ * ring_buffer_map.c; what the files share is in ring_buffer_internal.h.
  */
 #include <linux/ring_buffer.h>
 #include <linux/trace_clock.h>
@@ -543,8 +542,8 @@ rb_reserve_slow(struct trace_buffer *buffer, struct rb_cpu *cb,
 	s64 w;
 
 	do {
-		unsigned int off, gen, pre = 0;
-		bool abs = false;
+		unsigned int cgen = READ_ONCE(cb->clock_gen), gen, off, pre = 0;
+		bool abs = false, start, there;
 		u64 ts, raw, delta, sp, st;
 
 		w = local64_read(&cb->write);
@@ -557,26 +556,26 @@ rb_reserve_slow(struct trace_buffer *buffer, struct rb_cpu *cb,
 		gen = READ_ONCE(buffer->clock_gen);
 		raw = rb_clock(buffer);
 		/*
-		 * Stamps never go back on a CPU: a clock that went back stalls
-		 * at the last stamp, or at the floor of a writer we interrupted
-		 * after its claim there, before step 4.  A new clock starts at
-		 * a new sub-buffer (a CPU offline at its reset keeps stamps).
+		 * Stamps never go back on a CPU: an event holds at the floor
+		 * of its sub-buffer (each claim sets it first, a mover the
+		 * next one's) and at the last stamp if that is there.  A new
+		 * clock (cgen != gen; read first: a start interrupting our
+		 * loads leaves cgen stale) starts at a new sub-buffer.
 		 */
 		fs = rb_slot_of(cb, rb_pseq(cb, w));
-		ts = max3(raw, st, READ_ONCE(fs->floor));
+		there = sp == RB_POS_NONE || rb_pseq(cb, sp) == rb_pseq(cb, w);
+		ts = max3(raw, READ_ONCE(fs->floor), there ? st : 0);
 		off = rb_poff(cb, w);
 		delta = ts - st;
 		if (!off) {
-			/* First event of a sub-buffer: delta 0 to its header. */
-			delta = 0;
+			delta = 0;	/* the first event: 0 to the header */
 		} else if (sp != (u64)w || force_abs || delta > RB_DELTA_MAX) {
 			abs = sp != (u64)w || force_abs;
 			pre = RB_META_LEN;
 		}
-		if (!off || off + pre + size > cb->cap)
-			ts = gen == cb->clock_gen ? ts : raw;
-		else
-			gen = cb->clock_gen;	/* a new clock waits for one */
+		start = !off || off + pre + size > cb->cap;
+		if (start && gen != cgen)
+			ts = raw;
 		if (off + pre + size > cb->cap)
 			fs = rb_slot_of(cb, rb_pseq(cb, w) + 1);
 		WRITE_ONCE(fs->floor, ts);
@@ -595,7 +594,8 @@ rb_reserve_slow(struct trace_buffer *buffer, struct rb_cpu *cb,
 			pre = 0;
 			delta = 0;
 		}
-		WRITE_ONCE(cb->clock_gen, gen);
+		if (start)
+			WRITE_ONCE(cb->clock_gen, gen);
 		rb_claimed(cb, wc, sb, w, w + pre + size, ts);
 		return rb_fill_event(sb, off, pre, abs, size, ts, delta);
 	} while (true);

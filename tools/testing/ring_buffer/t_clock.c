@@ -1039,3 +1039,247 @@ int clock_back_mover_range(void)
 {
 	return x_clock_back_mover_floor(1);
 }
+
+/* ------------------------------------------------------------------ */
+/* Consume @cpu: number of events, last stamp in *last, first in *first. */
+static int cs_drain(struct trace_buffer *b, int cpu, u64 *first, u64 *last, int verbose)
+{
+	u64 ts;
+	int n = 0;
+
+	while (ring_buffer_consume(b, cpu, &ts, NULL)) {
+		if (verbose)
+			printf("#   event %d ts %llu\n", n, (unsigned long long)ts);
+		if (!n && first)
+			*first = ts;
+		if (last)
+			*last = ts;
+		n++;
+	}
+	return n;
+}
+
+/* ------------------------------------------------------------------ */
+/*
+ * trace.c's clock change (set_clock, then reset of the online CPUs), some
+ * events under the new clock, then a plain reset (echo > trace): the
+ * events after the second reset must carry the new clock's time.  The
+ * reset leaves every slot's floor as it was, and the slot the ring
+ * restarts in still holds a floor from the old clock's last lap: the
+ * reset must make the next sub-buffer start at the clock, or the event
+ * gets the old clock's stamp, and every later one too (each move copies
+ * it into the next floor): frozen for good.
+ */
+int clock_reset_stale_floor(void)
+{
+	struct trace_buffer *b;
+	u64 first = 0, last = 0;
+	int i, n;
+
+	sim_bind(0);
+	b = s_alloc(16 * PAGE_SIZE, RB_FL_OVERWRITE);
+	T_ASSERT(b);
+	/* old clock: large values; three laps of the ring */
+	for (i = 0; i < 3 * 16 * 40; i++) {
+		t_clock_set(1000000000000ULL + i * 10);
+		T_EQ(s_write(b, 100, i), 0);
+	}
+	/* echo uptime > trace_clock */
+	s_new_now = 5000;
+	ring_buffer_set_clock(b, s_clock_new);
+	ring_buffer_reset_online_cpus(b);
+	T_EQ(s_write(b, 16, 1), 0);
+	n = cs_drain(b, 0, &first, &last, 0);
+	T_EQ(n, 1);
+	printf("# after set_clock + reset: ts %llu (new clock %llu)\n",
+	       (unsigned long long)last, (unsigned long long)s_new_now);
+	T_EQ(last, 5000);
+	/* echo > trace */
+	ring_buffer_reset_cpu(b, 0);
+	for (i = 0; i < 100; i++) {
+		s_new_now = 6000 + i * 10;
+		T_EQ(s_write(b, 100, i), 0);
+	}
+	n = cs_drain(b, 0, &first, &last, getenv("RB_CLOCK_VERBOSE") != NULL);
+	printf("# after a second reset: %d events, first ts %llu, last ts %llu (new clock %llu..%llu)\n",
+	       n, (unsigned long long)first, (unsigned long long)last, 6000ULL,
+	       (unsigned long long)s_new_now);
+	ring_buffer_free(b);
+	T_EQ(n, 100);
+	if (first != 6000 || last != s_new_now)
+		T_FAIL("stamps after the second reset are not the new clock's: first %llu last %llu",
+		       (unsigned long long)first, (unsigned long long)last);
+	return 0;
+}
+
+/*
+ * The same with only a step back of the clock (no set_clock): a reset,
+ * then events.  Stock 6.12 stamps the first event after a reset with the
+ * clock.  Ours: cb->stamp is zeroed, but the stale floor of the slot the
+ * ring restarts in still holds a stamp of a lap long gone.
+ */
+int clock_reset_step_back(void)
+{
+	struct trace_buffer *b;
+	u64 first = 0, last = 0;
+	int i, n;
+
+	sim_bind(0);
+	b = s_alloc(16 * PAGE_SIZE, RB_FL_OVERWRITE);
+	T_ASSERT(b);
+	for (i = 0; i < 3 * 16 * 40; i++) {
+		t_clock_set(1000000000ULL + i * 10);
+		T_EQ(s_write(b, 100, i), 0);
+	}
+	/* the clock is set back (settimeofday for a wall clock), buffer reset */
+	ring_buffer_reset_cpu(b, 0);
+	for (i = 0; i < 100; i++) {
+		t_clock_set(6000 + i * 10);
+		T_EQ(s_write(b, 100, i), 0);
+	}
+	n = cs_drain(b, 0, &first, &last, getenv("RB_CLOCK_VERBOSE") != NULL);
+	printf("# after a reset: %d events, first ts %llu, last ts %llu (clock 6000..%llu)\n",
+	       n, (unsigned long long)first, (unsigned long long)last,
+	       (unsigned long long)t_clock_now);
+	ring_buffer_free(b);
+	T_EQ(n, 100);
+	if (first != 6000 || last != t_clock_now)
+		T_FAIL("stamps after a reset do not follow the clock: first %llu last %llu",
+		       (unsigned long long)first, (unsigned long long)last);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/*
+ * A CPU offline at the clock change's reset comes back (its ring still
+ * mid-sub-buffer under the old clock).  Its task writer A fills the
+ * sub-buffer and moves to the next one: rb_reserve_slow() picks the new
+ * clock's raw reading (gen != cb->clock_gen) and claims in rb_move(), and
+ * only then stores cb->clock_gen.  An irq between the claim and that
+ * store writes B: it sees gen != cb->clock_gen mid-sub-buffer, "waits for
+ * a new one", and takes max3(raw, stamp, floor) = the old clock's last
+ * stamp; it stores that in the new sub-buffer's floor.  From then on
+ * every event, in every later sub-buffer, carries the old clock's stamp:
+ * frozen for good (the new clock never catches up with the old one).
+ */
+static struct trace_buffer *cs_mv_b;
+
+static void cs_mv_irq(void)
+{
+	sim_ctx.pc += HARDIRQ_OFFSET;
+	s_new_now += 5;
+	if (s_write(cs_mv_b, 16, 2))
+		_exit(30);
+	sim_ctx.pc -= HARDIRQ_OFFSET;
+}
+
+static int cs_mv_child(void)
+{
+	u64 first = 0, last = 0;
+	int n, i;
+
+	/* 300 more events of 100 bytes (several sub-buffers) */
+	for (i = 0; i < 300; i++) {
+		s_new_now = 100000 + i * 10;
+		if (s_write(cs_mv_b, 100, i))
+			return 31;
+	}
+	n = cs_drain(cs_mv_b, 1, &first, &last, getenv("RB_CLOCK_VERBOSE") != NULL);
+	if (n < 300)
+		return 32;
+	if (last != s_new_now) {
+		if (getenv("RB_CLOCK_VERBOSE") || getenv("RB_CLOCK_POINT"))
+			printf("# child: last stamp %llu, clock %llu\n",
+			       (unsigned long long)last, (unsigned long long)s_new_now);
+		return 40;
+	}
+	return 0;
+}
+
+int clock_change_irq_in_move(void)
+{
+#if !defined(__x86_64__)
+	T_SKIP("the instruction sweep single-steps with the x86-64 trap flag");
+#else
+	long points, first_bad, tol;
+	int status, ret, i;
+
+	sim_bind(0);
+	cs_mv_b = s_alloc(64 * PAGE_SIZE, RB_FL_OVERWRITE);
+	T_ASSERT(cs_mv_b);
+	t_clock_set(1000000000000ULL);
+	sim_bind(1);
+	/* a 4 KiB sub-buffer holds 39 events of 100 bytes (104 each) */
+	for (i = 0; i < 20; i++)
+		T_EQ(s_write(cs_mv_b, 100, i), 0);
+	sim_bind(0);
+	sim_cpu_down(1);
+	s_new_now = 5000;
+	ring_buffer_set_clock(cs_mv_b, s_clock_new);
+	ring_buffer_reset_online_cpus(cs_mv_b);
+	T_EQ(sim_cpu_up(1), 0);
+	sim_bind(1);
+	/* fill the sub-buffer up (stamps held at the old clock's last) */
+	for (i = 20; i < 39; i++)
+		T_EQ(s_write(cs_mv_b, 100, i), 0);
+	/* A: does not fit, moves */
+	x_filter();
+	T_ASSERT(sim_step_sweep(cs_mv_irq, 40));
+	ret = s_write(cs_mv_b, 100, 99);
+	if (sim_step_end())
+		_exit(ret ? 28 : cs_mv_child());
+	points = sim_step_results(&first_bad, &status, &tol);
+	sim_step_filter = NULL;
+	printf("# %ld interrupt points, at %ld of them the stamps stay at the old clock for good\n",
+	       points, tol);
+	if (tol)
+		T_FAIL("an irq in a move under a new clock freezes the CPU's stamps at the old clock (%ld points)",
+		       tol);
+	if (first_bad) {
+		int code = WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
+
+		T_FAIL("irq after instruction %ld: exit %d", first_bad, code);
+	}
+	T_ASSERT(points > 20 || getenv("RB_CLOCK_POINT"));
+	sim_bind(0);
+	ring_buffer_free(cs_mv_b);
+	return 0;
+#endif
+}
+
+/* ------------------------------------------------------------------ */
+/*
+ * A clock that jumps forward by more than 2^59 inside a sub-buffer:
+ * rb_reserve_slow() stores the delta in a
+ * TIME_EXTEND, which keeps 59 bits (rb_meta_val()), so the reader's
+ * stamp loses 2^59 and every later one in the sub-buffer with it.  An
+ * absolute TIME_STAMP would not help either (rb_abs_stamp() only carries
+ * a wrap from a stamp just below a multiple of 2^59).  Only the next
+ * sub-buffer's 64-bit header puts the stamps right.
+ */
+int clock_delta_past_2_59(void)
+{
+	struct trace_buffer *b;
+	const u64 stamps[] = { 1000, 1010, (1ULL << 59) + 5000, (1ULL << 59) + 5010 };
+	u64 ts;
+	int i, bad = 0;
+
+	sim_bind(0);
+	b = s_alloc(16 * PAGE_SIZE, RB_FL_OVERWRITE);
+	T_ASSERT(b);
+	for (i = 0; i < 4; i++) {
+		t_clock_set(stamps[i]);
+		T_EQ(s_write(b, 16, i), 0);
+	}
+	for (i = 0; i < 4; i++) {
+		T_ASSERT(ring_buffer_consume(b, 0, &ts, NULL));
+		printf("# event %d: ts %#llx, clock was %#llx\n", i, (unsigned long long)ts,
+		       (unsigned long long)stamps[i]);
+		if (ts != stamps[i])
+			bad++;
+	}
+	ring_buffer_free(b);
+	if (bad)
+		T_FAIL("%d stamps wrong after a clock jump of more than 2^59", bad);
+	return 0;
+}

@@ -2279,6 +2279,7 @@ static int test_headers_text(void)
 }
 
 /* Big clock jumps need a time extend; stamps stay exact. */
+
 static int test_clock_jumps(void)
 {
 	struct trace_buffer *b = t_alloc(16 * PAGE_SIZE, RB_FL_OVERWRITE);
@@ -3816,5 +3817,8 @@ const struct rb_case rb_unit_cases[] = {
 	{ "unit_clock_step_back_held", clock_step_back_held },
 	{ "unit_clock_failed_move", clock_failed_move },
 	{ "unit_clock_back_mover", clock_back_mover },
+	{ "unit_clock_reset_stale_floor", clock_reset_stale_floor },
+	{ "unit_clock_reset_step_back", clock_reset_step_back },
+	{ "unit_clock_change_irq_in_move", clock_change_irq_in_move },
 };
 const int rb_nr_unit_cases = ARRAY_SIZE(rb_unit_cases);

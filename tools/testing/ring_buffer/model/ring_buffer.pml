@@ -108,6 +108,9 @@
  *    per-CPU nesting record (slot->nest), the model's nest_start() and
  *    nest_end() locals.
  *  rb_claimed() `wc->end =`: the writer's own context, not shared.
+ *  rb_reserve_slow() `READ_ONCE(cb->clock_gen)`,
+ *    `READ_ONCE(buffer->clock_gen)`, `WRITE_ONCE(cb->clock_gen)`: the
+ *    count of clock changes; the model has one clock that never changes.
  *  rb_mark() `READ_ONCE(sb->next_id)`, `WRITE_ONCE(sb->id)`; rb_take()
  *    `READ_ONCE(sb->id)`, `WRITE_ONCE(sb->next_id)`: page ids of a user
  *    mapping are not modelled.
