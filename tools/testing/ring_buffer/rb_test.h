@@ -223,6 +223,7 @@ int clock_reset_stale_floor(void);
 int clock_reset_step_back(void);
 int clock_change_irq_in_move(void);
 int clock_delta_past_2_59(void);
+int clock_floor_lowered_nested(void);
 int clock_failed_move(void);
 int clock_failed_move_range(void);
 int clock_back_mover(void);
