@@ -52,12 +52,15 @@ LIST = os.path.join(HERE, 'mutants.txt')
 README = os.path.join(HARNESS, 'README.md')
 LITMUS = os.path.join(HARNESS, 'litmus')
 ANCHOR_LINES = 25
-# The slow cases: the instruction sweeps, the mapping cases that send an
-# IPI or an irq at each point of a write or of GET_READER, the NMI dumps.
-# The sweeps phase runs them MUT_JOBS (default 2) at once, each in a
-# process of its own (rbtest --jobs).
+# The slow cases: the instruction sweeps (also those of the time stamps,
+# t_clock.c), the mapping cases that send an IPI or an irq at each point
+# of a write or of GET_READER, the NMI dumps.  The sweeps phase runs them
+# MUT_JOBS (default 2) at once, each in a process of its own (rbtest
+# --jobs).  Names are prefixes.
 SWEEPS = ('range_crash_sweep', 'unit_irq_at_each_instruction', 'map_ipi_in_write',
-          'map_irq_in_get_reader', 'attack_nmi_dump_in_', 'attack_control_chaos')
+          'map_irq_in_get_reader', 'attack_nmi_dump_in_', 'attack_control_chaos',
+          'range_clock_back_', 'range_clock_failed_move', 'range_discard_zero_',
+          'unit_clock_back_', 'unit_clock_failed_move', 'unit_clock_change_irq_in_move')
 JOBS = os.environ.get('MUT_JOBS', '2')
 TIMEOUT = {'fast': 900, 'sweeps': 1800, 'stress': 180, 'litmus': 300}
 # range_oracle_boots' budget in the fast phase (make test gives it 40 s)
