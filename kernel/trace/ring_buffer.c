@@ -543,8 +543,9 @@ rb_reserve_slow(struct trace_buffer *buffer, struct rb_cpu *cb,
 
 	do {
 		unsigned int cgen = READ_ONCE(cb->clock_gen), gen, off, pre = 0;
-		bool abs = false, start, there;
+		bool abs = false, start, move, there;
 		u64 ts, raw, delta, sp, st;
+		s64 f;
 
 		w = local64_read(&cb->write);
 		/*
@@ -557,14 +558,15 @@ rb_reserve_slow(struct trace_buffer *buffer, struct rb_cpu *cb,
 		raw = rb_clock(buffer);
 		/*
 		 * Stamps never go back on a CPU: an event holds at the floor
-		 * of its sub-buffer (each claim sets it first, a mover the
-		 * next one's) and at the last stamp if that is there.  A new
-		 * clock (cgen != gen; read first: a start interrupting our
-		 * loads leaves cgen stale) starts at a new sub-buffer.
+		 * of its sub-buffer and at the last stamp if that is there.
+		 * A new clock (cgen != gen; read first: a start interrupting
+		 * our loads leaves cgen stale) starts at a new sub-buffer
+		 * (Documentation section 5, step 3).
 		 */
 		fs = rb_slot_of(cb, rb_pseq(cb, w));
+		f = local64_read(&fs->floor);
 		there = sp == RB_POS_NONE || rb_pseq(cb, sp) == rb_pseq(cb, w);
-		ts = max3(raw, READ_ONCE(fs->floor), there ? st : 0);
+		ts = max3(raw, (u64)f, there ? st : 0);
 		off = rb_poff(cb, w);
 		delta = ts - st;
 		if (!off) {
@@ -573,13 +575,22 @@ rb_reserve_slow(struct trace_buffer *buffer, struct rb_cpu *cb,
 			abs = sp != (u64)w || force_abs;
 			pre = RB_META_LEN;
 		}
-		start = !off || off + pre + size > cb->cap;
+		move = off + pre + size > cb->cap;
+		start = !off || move;
 		if (start && gen != cgen)
 			ts = raw;
-		if (off + pre + size > cb->cap)
+		if (move) {
 			fs = rb_slot_of(cb, rb_pseq(cb, w) + 1);
-		WRITE_ONCE(fs->floor, ts);
-		if (off + pre + size <= cb->cap) {
+			f = local64_read(&fs->floor);
+		}
+		/*
+		 * The floor only goes up, but at a start: nothing claimed
+		 * since w (so f is this lap's), nothing stored since f.
+		 */
+		if (local64_read(&cb->write) != w ||
+		    !local64_try_cmpxchg(&fs->floor, &f, ts))
+			continue;
+		if (!move) {
 			if (!local64_try_cmpxchg(&cb->write, &w, w + pre + size))
 				continue;
 			sb = rb_tail_of(cb, rb_pseq(cb, w));
@@ -614,7 +625,7 @@ rb_reserve(struct trace_buffer *buffer, struct rb_cpu *cb, struct rb_wctx *wc,
 	struct rb_subbuf *sb;
 	unsigned int off;
 	u64 ts, delta;
-	s64 w;
+	s64 w, floor;
 
 	/* Nested writers and absolute mode store absolute stamps. */
 	if (unlikely(prev != RB_TOP_NONE || READ_ONCE(buffer->abs_ts)))
@@ -639,9 +650,11 @@ rb_reserve(struct trace_buffer *buffer, struct rb_cpu *cb, struct rb_wctx *wc,
 		     delta > RB_DELTA_MAX ||
 		     (u64)(u32)(off - 1) + size >= cb->cap))
 		return rb_reserve_slow(buffer, cb, wc, size, false);
-	/* Before the claim, after the checks (Documentation section 5). */
-	WRITE_ONCE(sb->floor, ts);
-	if (unlikely(!local64_try_cmpxchg(&cb->write, &w, w + size)))
+	/* Raised before the claim, never lowered (Documentation section 5). */
+	floor = local64_read(&sb->floor);
+	if (unlikely(ts < (u64)floor ||
+		     !local64_try_cmpxchg(&sb->floor, &floor, ts) ||
+		     !local64_try_cmpxchg(&cb->write, &w, w + size)))
 		return rb_reserve_slow(buffer, cb, wc, size, false);
 	rb_claimed(cb, wc, sb, w, w + size, ts);
 	ev = (void *)&sb->page->data[off];
@@ -3777,26 +3790,6 @@ int ring_buffer_print_page_header(struct trace_buffer *buffer,
  * take).  The mapping itself, the meta page and the API are in
  * ring_buffer_map.c.  See Documentation section 8a.
  */
-
-/*
- * Every page by id: the reader's, and each slot's (next while taken).
- * Reader lock held; writers may run.
- */
-void rb_map_pages(struct rb_cpu *cb, struct rb_data_page **pages)
-{
-	unsigned long i;
-
-	pages[cb->rd_id] = cb->rd.copy;
-	for (i = 0; i < cb->nr; i++) {
-		struct rb_subbuf *sb = &cb->subbufs[i];
-
-		/* Pairs with the cmpxchg in rb_mark(): page and id first. */
-		if (atomic_long_read_acquire(&sb->tag) & RB_TAKEN)
-			pages[sb->next_id] = sb->next;
-		else
-			pages[READ_ONCE(sb->id)] = READ_ONCE(sb->page);
-	}
-}
 
 struct rb_map_sync {
 	struct rb_cpu		*cb;

@@ -118,7 +118,7 @@ struct rb_subbuf {
 	unsigned int		id;		/* page's place in a user mapping */
 	unsigned int		next_id;
 	u64			gap;		/* see rb_range_salvage() */
-	u64			floor;		/* see rb_reserve_slow() */
+	local64_t		floor;		/* see rb_reserve_slow() */
 };
 
 #define RB_TAKEN		1UL
@@ -432,7 +432,6 @@ struct trace_buffer *rb_alloc_buffer(unsigned long size, unsigned int flags,
 				     unsigned long range_size,
 				     struct lock_class_key *key);
 void rb_map_number(struct rb_cpu *cb);
-void rb_map_pages(struct rb_cpu *cb, struct rb_data_page **pages);
 unsigned long rb_map_next(struct trace_buffer *buffer, struct rb_cpu *cb);
 
 /* ring_buffer_range.c */

@@ -5,7 +5,7 @@
  * the mapping count and the calls trace.c makes for them.  What a mapping
  * asks of the lockless protocol (numbering the pages, publishing the live
  * page from the ring's CPU, GET_READER's take) is in ring_buffer.c:
- * rb_map_number(), rb_map_pages() and rb_map_next().  Documentation:
+ * rb_map_number() and rb_map_next().  Documentation:
  * Documentation/trace/ring-buffer.txt, section 8a.
  */
 #include <linux/ring_buffer.h>
@@ -66,6 +66,26 @@ static int rb_map_first(struct rb_cpu *cb)
 	rb_meta_update(cb, 0);
 	raw_spin_unlock_irq(&cb->reader_lock);
 	return 0;
+}
+
+/*
+ * Every page by id: the reader's, and each slot's (next while taken).
+ * Reader lock held; writers may run.
+ */
+static void rb_map_pages(struct rb_cpu *cb, struct rb_data_page **pages)
+{
+	unsigned long i;
+
+	pages[cb->rd_id] = cb->rd.copy;
+	for (i = 0; i < cb->nr; i++) {
+		struct rb_subbuf *sb = &cb->subbufs[i];
+
+		/* Pairs with the cmpxchg in rb_mark(): page and id first. */
+		if (atomic_long_read_acquire(&sb->tag) & RB_TAKEN)
+			pages[sb->next_id] = sb->next;
+		else
+			pages[READ_ONCE(sb->id)] = READ_ONCE(sb->page);
+	}
 }
 
 /* Put the pages asked for by @vma into it. */

@@ -904,7 +904,7 @@ static int x_tw_stale(void)
 
 	u64 w = local64_read(&cb->write);
 
-	return READ_ONCE(cb->stamp) < READ_ONCE(rb_slot_of(cb, rb_pseq(cb, w))->floor) &&
+	return READ_ONCE(cb->stamp) < (u64)local64_read(&rb_slot_of(cb, rb_pseq(cb, w))->floor) &&
 	       READ_ONCE(cb->stamp_pos) != (u64)local64_read(&cb->write);
 }
 

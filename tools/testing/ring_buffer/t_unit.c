@@ -3820,5 +3820,7 @@ const struct rb_case rb_unit_cases[] = {
 	{ "unit_clock_reset_stale_floor", clock_reset_stale_floor },
 	{ "unit_clock_reset_step_back", clock_reset_step_back },
 	{ "unit_clock_change_irq_in_move", clock_change_irq_in_move },
+	{ "unit_clock_back_irq_nmi", clock_back_irq_nmi },
+	{ "unit_clock_back_irq_nmi_move", clock_back_irq_nmi_move },
 };
 const int rb_nr_unit_cases = ARRAY_SIZE(rb_unit_cases);

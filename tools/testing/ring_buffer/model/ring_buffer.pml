@@ -111,6 +111,8 @@
  *  rb_reserve_slow() `READ_ONCE(cb->clock_gen)`,
  *    `READ_ONCE(buffer->clock_gen)`, `WRITE_ONCE(cb->clock_gen)`: the
  *    count of clock changes; the model has one clock that never changes.
+ *  rb_reserve_slow() `local64_read(&fs->floor)#2`: the floor of the
+ *    sub-buffer a mover starts; the model has one floor for all.
  *  rb_mark() `READ_ONCE(sb->next_id)`, `WRITE_ONCE(sb->id)`; rb_take()
  *    `READ_ONCE(sb->id)`, `WRITE_ONCE(sb->next_id)`: page ids of a user
  *    mapping are not modelled.
@@ -719,7 +721,7 @@ inline pg_check()
 
 /* ------------------------------------------------------------ writer */
 #define WR_LOCALS							\
-	byte w, w2, off, sb, ts, st, sp, prev, id, nseq, r, h, c, n, end, op, ntop, k, pg, s2, pv; \
+	byte w, w2, off, sb, ts, st, sp, prev, id, nseq, r, h, c, n, end, op, ntop, k, pg, s2, pv, fl; \
 	short t2, k2;							\
 	short old, dl;							\
 	bit ok, got, abs, nset, otk;					\
@@ -949,51 +951,65 @@ inline rb_reserve_slow(force)
 		st = stamp;		/* rb_reserve_slow() `READ_ONCE(cb->stamp)` */
 		sp = stamp_pos;		/* rb_reserve_slow() `READ_ONCE(cb->stamp_pos)` */
 		atomic { clk++; ts = clk };	/* rb_reserve_slow() rb_clock() */
-		d_step {		/* rb_reserve_slow() `READ_ONCE(fs->floor)` max3() */
+		fl = floor;		/* rb_reserve_slow() `local64_read(&fs->floor)` */
+		d_step {		/* rb_reserve_slow() max3() */
 			if
 			:: ts < st -> ts = st
 			:: else
 			fi;
 			if
-			:: ts < floor -> ts = floor
+			:: ts < fl -> ts = fl
 			:: else
 			fi
 		};
-		floor = ts;		/* rb_reserve_slow() `WRITE_ONCE(fs->floor)` */
-		d_step {		/* rb_reserve_slow() */
-			off = POFF(w);
-			dl = ts - st;
-			abs = 0;
-			if
-			:: off == 0 -> dl = 0
-			:: off != 0 && (sp != w || force || dl < 0) -> abs = 1
-			:: else
-			fi
-		};
-		if
-		:: off + 1 <= CAP ->	/* rb_reserve_slow() */
-			atomic {	/* rb_reserve_slow() `local64_try_cmpxchg(&cb->write)` cmpxchg(write) */
+		if			/* rb_reserve_slow() `local64_read(&cb->write)#2` */
+		:: wpos != w -> res = R_AGAIN
+		:: else ->
+			atomic {	/* rb_reserve_slow() `local64_try_cmpxchg(&fs->floor)` */
 				if
-				:: wpos == w -> wpos = w + 1; res = R_OK
+				:: floor == fl -> floor = ts; res = R_OK
 				:: else -> res = R_AGAIN
+				fi
+			}
+		fi;
+		if
+		:: res == R_AGAIN
+		:: else ->
+			d_step {		/* rb_reserve_slow() */
+				off = POFF(w);
+				dl = ts - st;
+				abs = 0;
+				if
+				:: off == 0 -> dl = 0
+				:: off != 0 && (sp != w || force || dl < 0) -> abs = 1
+				:: else
 				fi
 			};
 			if
-			:: res == R_OK ->
-				rb_tail_of(PSEQ(w), sb);	/* rb_reserve_slow() */
-				end = w + 1
-			:: else
-			fi
-		:: else ->
-			rb_move();	/* rb_reserve_slow() */
-			if
-			:: res == R_OK ->	/* rb_reserve_slow() */
-				w = MKPOS(nseq, 0);
-				off = 0;
-				abs = 0;
-				dl = 0;
-				end = w + 1
-			:: else
+			:: off + 1 <= CAP ->	/* rb_reserve_slow() */
+				atomic {	/* rb_reserve_slow() `local64_try_cmpxchg(&cb->write)` cmpxchg(write) */
+					if
+					:: wpos == w -> wpos = w + 1; res = R_OK
+					:: else -> res = R_AGAIN
+					fi
+				};
+				if
+				:: res == R_OK ->
+					rb_tail_of(PSEQ(w), sb);	/* rb_reserve_slow() */
+					end = w + 1
+				:: else
+				fi
+			:: else ->
+				rb_move();	/* rb_reserve_slow() */
+				if
+				:: res == R_OK ->	/* rb_reserve_slow() */
+					w = MKPOS(nseq, 0);
+					off = 0;
+					abs = 0;
+					dl = 0;
+					end = w + 1
+				:: else
+				fi
 			fi
 		fi;
 		if
@@ -1017,13 +1033,24 @@ inline rb_reserve()
 		if
 		:: stamp_pos == w && dl >= 0 && off != 0 && off + 1 <= CAP ->
 					/* rb_reserve() `READ_ONCE(cb->stamp_pos)` */
-			floor = ts;	/* rb_reserve() `WRITE_ONCE(sb->floor)` */
-			atomic {	/* rb_reserve() `local64_try_cmpxchg(&cb->write)` cmpxchg(write) */
+			fl = floor;	/* rb_reserve() `local64_read(&sb->floor)` */
+			atomic {	/* rb_reserve() `local64_try_cmpxchg(&sb->floor)` */
 				if
-				:: wpos == w -> wpos = w + 1; res = R_OK
+				:: ts >= fl && floor == fl -> floor = ts; res = R_OK
 				:: else
 				fi
-			}
+			};
+			if
+			:: res == R_OK ->
+				res = R_AGAIN;
+				atomic {	/* rb_reserve() `local64_try_cmpxchg(&cb->write)` cmpxchg(write) */
+					if
+					:: wpos == w -> wpos = w + 1; res = R_OK
+					:: else
+					fi
+				}
+			:: else
+			fi
 		:: else
 		fi;
 		if
