@@ -27,9 +27,10 @@
  * (stamp, stamp_pos), the last claim's stamp and end, ends where the claim
  * starts.  Nested writers, writers after a discard and absolute mode store
  * a TIME_STAMP; a delta over 27 bits gets a TIME_EXTEND.  The clock is
- * read before the claim and published in its sub-buffer's floor, which an
- * interrupting writer there does not go below: stamps follow stream order
- * where the clock steps back; a new clock starts at a new sub-buffer.
+ * read before the claim and raised into its sub-buffer's floor (a cmpxchg:
+ * only a sub-buffer's first claim lowers it), which an interrupting writer
+ * there does not go below: stamps follow stream order where the clock
+ * steps back; a new clock starts at a new sub-buffer.
  *
  * Sub-buffer reuse.  Before the writer moves into slot s for a new seq it
  * (1) checks that the old lap is fully committed (else the event is
