@@ -544,7 +544,7 @@ rb_reserve_slow(struct trace_buffer *buffer, struct rb_cpu *cb,
 
 	do {
 		unsigned int cgen = READ_ONCE(cb->clock_gen), gen, off, pre = 0;
-		bool abs = false, start, move, there;
+		bool abs = false, start, move;
 		u64 ts, raw, delta, sp, st;
 		s64 f;
 
@@ -559,15 +559,14 @@ rb_reserve_slow(struct trace_buffer *buffer, struct rb_cpu *cb,
 		raw = rb_clock(buffer);
 		/*
 		 * Stamps never go back on a CPU: an event holds at the floor
-		 * of its sub-buffer and at the last stamp if that is there.
-		 * A new clock (cgen != gen; read first: a start interrupting
-		 * our loads leaves cgen stale) starts at a new sub-buffer
+		 * of its sub-buffer, which every claim there raised first.  A
+		 * new clock (cgen != gen; read first: a start interrupting our
+		 * loads leaves cgen stale) starts at a new sub-buffer
 		 * (Documentation section 5, step 3).
 		 */
 		fs = rb_slot_of(cb, rb_pseq(cb, w));
 		f = local64_read(&fs->floor);
-		there = sp == RB_POS_NONE || rb_pseq(cb, sp) == rb_pseq(cb, w);
-		ts = max3(raw, (u64)f, there ? st : 0);
+		ts = max(raw, (u64)f);
 		off = rb_poff(cb, w);
 		delta = ts - st;
 		if (!off) {
@@ -583,10 +582,12 @@ rb_reserve_slow(struct trace_buffer *buffer, struct rb_cpu *cb,
 		if (move) {
 			fs = rb_slot_of(cb, rb_pseq(cb, w) + 1);
 			f = local64_read(&fs->floor);
+			if (gen == cgen)
+				ts = max(ts, (u64)f);
 		}
 		/*
-		 * The floor only goes up, but at a start: nothing claimed
-		 * since w (so f is this lap's), nothing stored since f.
+		 * The floor only goes up, but at a start under a new clock:
+		 * nothing claimed since w (f is this lap's), nor since f.
 		 */
 		if (local64_read(&cb->write) != w ||
 		    !local64_try_cmpxchg(&fs->floor, &f, ts))
@@ -2280,6 +2281,8 @@ static void rb_number(struct rb_cpu *cb)
  */
 void rb_cpu_restart(struct rb_cpu *cb, u64 pos, u64 head)
 {
+	unsigned long i;
+
 	cb->tail = rb_slot_of(cb, rb_pseq(cb, pos));
 	cb->ptail = NULL;
 	local64_set(&cb->write, pos);
@@ -2287,7 +2290,9 @@ void rb_cpu_restart(struct rb_cpu *cb, u64 pos, u64 head)
 	cb->top = RB_TOP_NONE;
 	cb->stamp = 0;
 	cb->stamp_pos = RB_POS_NONE;
-	cb->clock_gen--;	/* the next sub-buffer starts at the clock */
+	/* No stamp of the lap before holds the next ones. */
+	for (i = 0; i < cb->nr; i++)
+		local64_set(&cb->subbufs[i].floor, 0);
 	local_set(&cb->committed, 0);
 	local_set(&cb->overrun, 0);
 	local_set(&cb->pushing, 0);

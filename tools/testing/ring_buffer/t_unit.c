@@ -3822,5 +3822,7 @@ const struct rb_case rb_unit_cases[] = {
 	{ "unit_clock_change_irq_in_move", clock_change_irq_in_move },
 	{ "unit_clock_back_irq_nmi", clock_back_irq_nmi },
 	{ "unit_clock_back_irq_nmi_move", clock_back_irq_nmi_move },
+	{ "unit_clock_back_irq_nmi_reset", clock_back_irq_nmi_reset },
+	{ "unit_clock_change_irq_in_move_discard", clock_change_irq_in_move_discard },
 };
 const int rb_nr_unit_cases = ARRAY_SIZE(rb_unit_cases);

@@ -952,11 +952,7 @@ inline rb_reserve_slow(force)
 		sp = stamp_pos;		/* rb_reserve_slow() `READ_ONCE(cb->stamp_pos)` */
 		atomic { clk++; ts = clk };	/* rb_reserve_slow() rb_clock() */
 		fl = floor;		/* rb_reserve_slow() `local64_read(&fs->floor)` */
-		d_step {		/* rb_reserve_slow() max3() */
-			if
-			:: ts < st -> ts = st
-			:: else
-			fi;
+		d_step {		/* rb_reserve_slow() max() */
 			if
 			:: ts < fl -> ts = fl
 			:: else
@@ -2337,6 +2333,7 @@ proctype Control()
 		top = TOP_NONE;		/* rb_cpu_restart() `cb->top =` */
 		stamp = 0;		/* rb_cpu_restart() `cb->stamp =` */
 		stamp_pos = POS_NONE;	/* rb_cpu_restart() `cb->stamp_pos =` */
+		floor = 0;		/* rb_cpu_restart() `local64_set(&cb->subbufs[i].floor)` */
 		committed = 0;		/* rb_cpu_restart() `local_set(&cb->committed)` */
 		overrun = 0;		/* rb_cpu_restart() `local_set(&cb->overrun)` */
 		pushing = 0;		/* rb_cpu_restart() `local_set(&cb->pushing)` */
