@@ -566,7 +566,7 @@ rb_reserve_slow(struct trace_buffer *buffer, struct rb_cpu *cb,
 		 */
 		fs = rb_slot_of(cb, rb_pseq(cb, w));
 		f = local64_read(&fs->floor);
-		ts = max(raw, (u64)f);
+		ts = max_t(u64, raw, f);
 		off = rb_poff(cb, w);
 		delta = ts - st;
 		if (!off) {
@@ -583,7 +583,7 @@ rb_reserve_slow(struct trace_buffer *buffer, struct rb_cpu *cb,
 			fs = rb_slot_of(cb, rb_pseq(cb, w) + 1);
 			f = local64_read(&fs->floor);
 			if (gen == cgen)
-				ts = max(ts, (u64)f);
+				ts = max_t(u64, ts, f);
 		}
 		/*
 		 * The floor only goes up, but at a start under a new clock:
