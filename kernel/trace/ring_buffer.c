@@ -3567,7 +3567,8 @@ EXPORT_SYMBOL_GPL(ring_buffer_normalize_time_stamp);
 void ring_buffer_set_clock(struct trace_buffer *buffer, u64 (*clock)(void))
 {
 	WRITE_ONCE(buffer->clock, clock);
-	WRITE_ONCE(buffer->clock_gen, buffer->clock_gen + 1);	/* unordered */
+	/* Unordered: see Documentation section 5, step 3. */
+	WRITE_ONCE(buffer->clock_gen, buffer->clock_gen + 1);
 }
 EXPORT_SYMBOL_GPL(ring_buffer_set_clock);
 
