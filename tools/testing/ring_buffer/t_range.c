@@ -616,6 +616,56 @@ static int test_range_clock_back(void)
 }
 
 /*
+ * The clock starts again at a reboot (trace.c's default clock counts from
+ * boot): the events the next boot writes behind the kept ones, in the same
+ * sub-buffer, are stamped earlier than those (as on stock).  A third boot
+ * keeps every event of both boots, in the order written, and reports no
+ * loss: the check of a range does not take that step back for damage.
+ */
+static int test_range_reboot_clock_restarts(void)
+{
+	unsigned long lost, lost_all = 0;
+	struct ring_buffer_event *e;
+	struct trace_buffer *b;
+	u32 id, id0 = t_ev_next;
+	struct t_area a;
+	int boot, i, n = 0;
+
+	T_ASSERT(!t_area_get(&a, T_BASIC_PAGES));
+	b = t_boot(&a, RB_FL_OVERWRITE);
+	T_ASSERT(b);
+	sim_bind(0);
+	for (i = 0; i < 4; i++)
+		T_EQ(t_put(b, 40, 5000000000ULL + i * 1000), 0);
+	ring_buffer_free(b);
+	for (boot = 2; boot <= 3; boot++) {
+		b = t_boot(&a, RB_FL_OVERWRITE);
+		T_ASSERT(b);
+		if (t_log_count(0, T_PREV) != 1) {
+			t_log_dump();
+			T_FAIL("boot %d: CPU 0 not kept", boot);
+		}
+		sim_bind(0);
+		for (i = 0; boot == 2 && i < 4; i++)
+			T_EQ(t_put(b, 40, 1000 + i * 1000), 0);
+		if (boot == 2)
+			ring_buffer_free(b);
+	}
+	while ((e = ring_buffer_consume(b, 0, NULL, &lost))) {
+		T_ASSERT(t_rev_ok(ring_buffer_event_data(e), ring_buffer_event_length(e), &id));
+		lost_all += lost;
+		if (id != id0 + n)
+			T_FAIL("event %d is %u, want %u", n, id, id0 + n);
+		n++;
+	}
+	T_EQ(n, 8);
+	T_EQ(lost_all, 0);
+	ring_buffer_free(b);
+	t_area_put(&a);
+	return 0;
+}
+
+/*
  * Absolute stamps that cross a multiple of 2^59 (the event keeps 59 bits)
  * come back exact after a reboot: the next boot's check carries the top
  * bits as the running boot's readers do, and does not take the crossing
@@ -4515,6 +4565,7 @@ const struct rb_case rb_range_cases[] = {
 	{ "range_kaslr", test_range_kaslr },
 	{ "range_offline_parts", test_range_offline_parts },
 	{ "range_clock_back", test_range_clock_back },
+	{ "range_reboot_clock_restarts", test_range_reboot_clock_restarts },
 	{ "range_abs_carry", test_range_abs_carry },
 	{ "range_cut_three_boots", test_range_cut_three_boots },
 	{ "range_missing_three_boots", test_range_missing_three_boots },
