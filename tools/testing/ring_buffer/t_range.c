@@ -618,7 +618,7 @@ static int test_range_clock_back(void)
 /*
  * The clock starts again at a reboot (trace.c's default clock counts from
  * boot): the events the next boot writes behind the kept ones, in the same
- * sub-buffer, are stamped earlier than those (as on stock).  A third boot
+ * sub-buffer, are stamped earlier than those.  A third boot
  * keeps every event of both boots, in the order written, and reports no
  * loss: the check of a range does not take that step back for damage.
  */
