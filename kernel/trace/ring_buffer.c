@@ -27,10 +27,10 @@
  * (stamp, stamp_pos), the last claim's stamp and end, ends where the claim
  * starts.  Nested writers, writers after a discard and absolute mode store
  * a TIME_STAMP; a delta over 27 bits gets a TIME_EXTEND.  The clock is
- * read before the claim and raised into its sub-buffer's floor (a cmpxchg:
- * only a sub-buffer's first claim lowers it), which an interrupting writer
- * there does not go below: stamps follow stream order where the clock
- * steps back; a new clock starts at a new sub-buffer.
+ * read before the claim and raised into the CPU's floor (a cmpxchg: only
+ * the start of a sub-buffer under a new clock lowers it), which an
+ * interrupting writer does not go below: stamps follow stream order where
+ * the clock steps back; a new clock starts a new sub-buffer.
  *
  * Sub-buffer reuse.  Before the writer moves into slot s for a new seq it
  * (1) checks that the old lap is fully committed (else the event is
@@ -539,11 +539,12 @@ static noinline void *
 rb_reserve_slow(struct trace_buffer *buffer, struct rb_cpu *cb,
 		struct rb_wctx *wc, unsigned int size, bool force_abs)
 {
-	struct rb_subbuf *sb, *fs;
+	struct rb_subbuf *sb;
 	s64 w;
 
 	do {
-		unsigned int cgen = READ_ONCE(cb->clock_gen), gen, off, pre = 0;
+		u64 (*cclk)(void) = READ_ONCE(cb->clock), (*clk)(void);
+		unsigned int off, pre = 0;
 		bool abs = false, start, move;
 		u64 ts, raw, delta, sp, st;
 		s64 f;
@@ -555,17 +556,16 @@ rb_reserve_slow(struct trace_buffer *buffer, struct rb_cpu *cb,
 		 */
 		st = READ_ONCE(cb->stamp);
 		sp = READ_ONCE(cb->stamp_pos);
-		gen = READ_ONCE(buffer->clock_gen);
-		raw = rb_clock(buffer);
+		clk = READ_ONCE(buffer->clock);
+		raw = clk();
 		/*
-		 * Stamps never go back on a CPU: an event holds at the floor
-		 * of its sub-buffer, which every claim there raised first.  A
-		 * new clock (cgen != gen; read first: a start interrupting our
-		 * loads leaves cgen stale) starts at a new sub-buffer
+		 * Stamps never go back on a CPU: an event holds at the floor,
+		 * which every claim raised first.  A new clock (clk != cclk;
+		 * read first: a start interrupting our loads leaves it stale)
+		 * or a far jump starts a new sub-buffer, at the clock as it is
 		 * (Documentation section 5, step 3).
 		 */
-		fs = rb_slot_of(cb, rb_pseq(cb, w));
-		f = local64_read(&fs->floor);
+		f = local64_read(&cb->floor);
 		ts = max_t(u64, raw, f);
 		off = rb_poff(cb, w);
 		delta = ts - st;
@@ -575,22 +575,17 @@ rb_reserve_slow(struct trace_buffer *buffer, struct rb_cpu *cb,
 			abs = sp != (u64)w || force_abs;
 			pre = RB_META_LEN;
 		}
-		move = off + pre + size > cb->cap;
+		move = off + pre + size > cb->cap ||
+		       (off && (clk != cclk || ts - st > RB_FAR));
 		start = !off || move;
-		if (start && gen != cgen)
+		if (start && clk != cclk)
 			ts = raw;
-		if (move) {
-			fs = rb_slot_of(cb, rb_pseq(cb, w) + 1);
-			f = local64_read(&fs->floor);
-			if (gen == cgen)
-				ts = max_t(u64, ts, f);
-		}
 		/*
 		 * The floor only goes up, but at a start under a new clock:
-		 * nothing claimed since w (f is this lap's), nor since f.
+		 * nothing claimed since w, nor since f.
 		 */
 		if (local64_read(&cb->write) != w ||
-		    !local64_try_cmpxchg(&fs->floor, &f, ts))
+		    !local64_try_cmpxchg(&cb->floor, &f, ts))
 			continue;
 		if (!move) {
 			if (!local64_try_cmpxchg(&cb->write, &w, w + pre + size))
@@ -608,7 +603,7 @@ rb_reserve_slow(struct trace_buffer *buffer, struct rb_cpu *cb,
 			delta = 0;
 		}
 		if (start)
-			WRITE_ONCE(cb->clock_gen, gen);
+			WRITE_ONCE(cb->clock, clk);
 		rb_claimed(cb, wc, sb, w, w + pre + size, ts);
 		return rb_fill_event(sb, off, pre, abs, size, ts, delta);
 	} while (true);
@@ -653,9 +648,9 @@ rb_reserve(struct trace_buffer *buffer, struct rb_cpu *cb, struct rb_wctx *wc,
 		     (u64)(u32)(off - 1) + size >= cb->cap))
 		return rb_reserve_slow(buffer, cb, wc, size, false);
 	/* Raised before the claim, never lowered (Documentation section 5). */
-	floor = local64_read(&sb->floor);
+	floor = local64_read(&cb->floor);
 	if (unlikely(ts < (u64)floor ||
-		     !local64_try_cmpxchg(&sb->floor, &floor, ts) ||
+		     !local64_try_cmpxchg(&cb->floor, &floor, ts) ||
 		     !local64_try_cmpxchg(&cb->write, &w, w + size)))
 		return rb_reserve_slow(buffer, cb, wc, size, false);
 	rb_claimed(cb, wc, sb, w, w + size, ts);
@@ -2281,8 +2276,6 @@ static void rb_number(struct rb_cpu *cb)
  */
 void rb_cpu_restart(struct rb_cpu *cb, u64 pos, u64 head)
 {
-	unsigned long i;
-
 	cb->tail = rb_slot_of(cb, rb_pseq(cb, pos));
 	cb->ptail = NULL;
 	local64_set(&cb->write, pos);
@@ -2290,9 +2283,7 @@ void rb_cpu_restart(struct rb_cpu *cb, u64 pos, u64 head)
 	cb->top = RB_TOP_NONE;
 	cb->stamp = 0;
 	cb->stamp_pos = RB_POS_NONE;
-	/* No stamp of the lap before holds the next ones. */
-	for (i = 0; i < cb->nr; i++)
-		local64_set(&cb->subbufs[i].floor, 0);
+	local64_set(&cb->floor, 0);	/* no stamp before holds the next */
 	local_set(&cb->committed, 0);
 	local_set(&cb->overrun, 0);
 	local_set(&cb->pushing, 0);
@@ -3567,8 +3558,6 @@ EXPORT_SYMBOL_GPL(ring_buffer_normalize_time_stamp);
 void ring_buffer_set_clock(struct trace_buffer *buffer, u64 (*clock)(void))
 {
 	WRITE_ONCE(buffer->clock, clock);
-	/* Unordered: see Documentation section 5, step 3. */
-	WRITE_ONCE(buffer->clock_gen, buffer->clock_gen + 1);
 }
 EXPORT_SYMBOL_GPL(ring_buffer_set_clock);
 

@@ -227,6 +227,8 @@ int clock_back_irq_nmi(void);
 int clock_back_irq_nmi_move(void);
 int clock_back_irq_nmi_reset(void);
 int clock_change_irq_in_move_discard(void);
+int clock_change_offline_lapped(void);
+int clock_swap_other_clock(void);
 int clock_failed_move(void);
 int clock_failed_move_range(void);
 int clock_back_mover(void);

@@ -902,9 +902,7 @@ static int x_tw_stale(void)
 {
 	struct rb_cpu *cb = per_cpu_ptr(x_tw_b->slots, 0)->cb;
 
-	u64 w = local64_read(&cb->write);
-
-	return READ_ONCE(cb->stamp) < (u64)local64_read(&rb_slot_of(cb, rb_pseq(cb, w))->floor) &&
+	return READ_ONCE(cb->stamp) < (u64)local64_read(&cb->floor) &&
 	       READ_ONCE(cb->stamp_pos) != (u64)local64_read(&cb->write);
 }
 

@@ -2,7 +2,8 @@
 /*
  * Time stamps at the start of a sub-buffer, where the floor may go down
  * (a new clock) or was left by the lap before (a reset):
- * unit_clock_change_irq_in_move_discard and unit_clock_back_irq_nmi_reset.
+ * unit_clock_change_irq_in_move_discard, unit_clock_back_irq_nmi_reset,
+ * unit_clock_change_offline_lapped and unit_clock_swap_other_clock.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -298,4 +299,113 @@ int clock_back_irq_nmi_reset(void)
 	ring_buffer_free(cst_ab_b);
 	return 0;
 #endif
+}
+
+/* ------------------------------------------------------------------ */
+static struct trace_buffer *cst_alloc(unsigned long size, unsigned int flags)
+{
+	struct trace_buffer *b = ring_buffer_alloc(size, flags);
+
+	if (b)
+		ring_buffer_set_clock(b, t_clock);
+	return b;
+}
+
+
+
+/*
+ * trace.c's clock change (set_clock, then reset of the online CPUs) while
+ * CPU 1 is offline, its ring having lapped under the old clock (whose
+ * values are large: x86-tsc, say).  Back online, CPU 1 writes many
+ * sub-buffers under the new clock.  The last event must carry the new
+ * clock's time (stock: it does after the first page).  While the floors
+ * were per sub-buffer, the second move took the floor the old lap left
+ * in its slot: all 176 events read stayed at the old clock.
+ */
+int clock_change_offline_lapped(void)
+{
+	struct trace_buffer *b;
+	struct ring_buffer_event *e;
+	u64 ts, last_ts = 0;
+	int n = 0, i, nold = 0;
+
+	sim_bind(0);
+	b = cst_alloc(4 * PAGE_SIZE, RB_FL_OVERWRITE);
+	T_ASSERT(b);
+	t_clock_set(1000000000000ULL);
+	sim_bind(1);
+	/* lap the small ring a few times under the old clock */
+	for (i = 0; i < 400; i++) {
+		t_clock_set(1000000000000ULL + i);
+		T_EQ(cst_write(b, 100, i), 0);
+	}
+	sim_bind(0);
+	sim_cpu_down(1);
+	cst_new_now = 5000;
+	ring_buffer_set_clock(b, cst_clock_new);
+	ring_buffer_reset_online_cpus(b);
+	T_EQ(sim_cpu_up(1), 0);
+	sim_bind(1);
+	for (i = 0; i < 400; i++) {
+		cst_new_now = 5000 + i * 10;
+		T_EQ(cst_write(b, 100, i), 0);
+	}
+	sim_bind(0);
+	while ((e = ring_buffer_consume(b, 1, &ts, NULL))) {
+		if (ts >= 1000000000000ULL)
+			nold++;
+		last_ts = ts;
+		n++;
+	}
+	printf("# %d events read, %d at the old clock; last ts %llu, new clock %llu\n",
+	       n, nold, (unsigned long long)last_ts, (unsigned long long)cst_new_now);
+	ring_buffer_free(b);
+	if (last_ts != cst_new_now)
+		T_FAIL("last stamp %llu is not the new clock's %llu: stamps frozen at the old clock",
+		       (unsigned long long)last_ts, (unsigned long long)cst_new_now);
+	return 0;
+}
+
+/*
+ * ring_buffer_swap_cpu() between two buffers whose clocks differ (A's
+ * far ahead of B's), each set once.  A's ring, lapped under A's clock,
+ * goes to B; B's writer then writes many sub-buffers.  The last event
+ * must carry B's clock (176 of 176 events carried A's while a count of
+ * clock changes, equal in both buffers, told a new clock).
+ */
+int clock_swap_other_clock(void)
+{
+	struct trace_buffer *a, *b;
+	u64 ts, last_ts = 0;
+	int n = 0, i, nold = 0, ret;
+
+	sim_bind(0);
+	a = cst_alloc(4 * PAGE_SIZE, RB_FL_OVERWRITE);
+	b = ring_buffer_alloc(4 * PAGE_SIZE, RB_FL_OVERWRITE);
+	T_ASSERT(a && b);
+	ring_buffer_set_clock(b, cst_clock_new);
+	for (i = 0; i < 400; i++) {
+		t_clock_set(1000000000000ULL + i);
+		T_EQ(cst_write(a, 100, i), 0);
+	}
+	ret = ring_buffer_swap_cpu(a, b, 0);
+	T_EQ(ret, 0);
+	for (i = 0; i < 400; i++) {
+		cst_new_now = 5000 + i * 10;
+		T_EQ(cst_write(b, 100, i), 0);
+	}
+	while (ring_buffer_consume(b, 0, &ts, NULL)) {
+		if (ts >= 1000000000000ULL)
+			nold++;
+		last_ts = ts;
+		n++;
+	}
+	printf("# %d events read from B, %d at A's clock; last ts %llu, B's clock %llu\n",
+	       n, nold, (unsigned long long)last_ts, (unsigned long long)cst_new_now);
+	ring_buffer_free(a);
+	ring_buffer_free(b);
+	if (last_ts != cst_new_now)
+		T_FAIL("last stamp %llu is not B's clock %llu: frozen at A's clock by the swapped ring's floors",
+		       (unsigned long long)last_ts, (unsigned long long)cst_new_now);
+	return 0;
 }

@@ -3814,6 +3814,7 @@ const struct rb_case rb_unit_cases[] = {
 	{ "unit_small_contracts", test_small_contracts },
 	{ "unit_clock_back_nested", clock_back_nested },
 	{ "unit_clock_change_offline_cpu", clock_change_offline_cpu },
+	{ "unit_clock_delta_past_2_59", clock_delta_past_2_59 },
 	{ "unit_clock_step_back_held", clock_step_back_held },
 	{ "unit_clock_failed_move", clock_failed_move },
 	{ "unit_clock_back_mover", clock_back_mover },
@@ -3824,5 +3825,7 @@ const struct rb_case rb_unit_cases[] = {
 	{ "unit_clock_back_irq_nmi_move", clock_back_irq_nmi_move },
 	{ "unit_clock_back_irq_nmi_reset", clock_back_irq_nmi_reset },
 	{ "unit_clock_change_irq_in_move_discard", clock_change_irq_in_move_discard },
+	{ "unit_clock_change_offline_lapped", clock_change_offline_lapped },
+	{ "unit_clock_swap_other_clock", clock_swap_other_clock },
 };
 const int rb_nr_unit_cases = ARRAY_SIZE(rb_unit_cases);

@@ -108,11 +108,9 @@
  *    per-CPU nesting record (slot->nest), the model's nest_start() and
  *    nest_end() locals.
  *  rb_claimed() `wc->end =`: the writer's own context, not shared.
- *  rb_reserve_slow() `READ_ONCE(cb->clock_gen)`,
- *    `READ_ONCE(buffer->clock_gen)`, `WRITE_ONCE(cb->clock_gen)`: the
- *    count of clock changes; the model has one clock that never changes.
- *  rb_reserve_slow() `local64_read(&fs->floor)#2`: the floor of the
- *    sub-buffer a mover starts; the model has one floor for all.
+ *  rb_reserve_slow() `READ_ONCE(cb->clock)`, `READ_ONCE(buffer->clock)`,
+ *    `WRITE_ONCE(cb->clock)`: the clock a CPU's last start used; the
+ *    model has one clock that never changes.
  *  rb_mark() `READ_ONCE(sb->next_id)`, `WRITE_ONCE(sb->id)`; rb_take()
  *    `READ_ONCE(sb->id)`, `WRITE_ONCE(sb->next_id)`: page ids of a user
  *    mapping are not modelled.
@@ -612,7 +610,7 @@ byte cpos;				/* cb->commit */
 byte top;				/* cb->top */
 byte stamp;				/* cb->stamp */
 byte stamp_pos = POS_NONE;		/* cb->stamp_pos */
-byte floor;				/* sb->floor, one for all: the model's clock never goes back */
+byte floor;				/* cb->floor: the model's clock never goes back */
 byte tail;				/* cb->tail (slot number) */
 byte ptail = SLOT_NONE;			/* cb->ptail */
 byte committed, overrun, commit_overrun, dropped;
@@ -951,7 +949,7 @@ inline rb_reserve_slow(force)
 		st = stamp;		/* rb_reserve_slow() `READ_ONCE(cb->stamp)` */
 		sp = stamp_pos;		/* rb_reserve_slow() `READ_ONCE(cb->stamp_pos)` */
 		atomic { clk++; ts = clk };	/* rb_reserve_slow() rb_clock() */
-		fl = floor;		/* rb_reserve_slow() `local64_read(&fs->floor)` */
+		fl = floor;		/* rb_reserve_slow() `local64_read(&cb->floor)` */
 		d_step {		/* rb_reserve_slow() max() */
 			if
 			:: ts < fl -> ts = fl
@@ -961,7 +959,7 @@ inline rb_reserve_slow(force)
 		if			/* rb_reserve_slow() `local64_read(&cb->write)#2` */
 		:: wpos != w -> res = R_AGAIN
 		:: else ->
-			atomic {	/* rb_reserve_slow() `local64_try_cmpxchg(&fs->floor)` */
+			atomic {	/* rb_reserve_slow() `local64_try_cmpxchg(&cb->floor)` */
 				if
 				:: floor == fl -> floor = ts; res = R_OK
 				:: else -> res = R_AGAIN
@@ -1029,8 +1027,8 @@ inline rb_reserve()
 		if
 		:: stamp_pos == w && dl >= 0 && off != 0 && off + 1 <= CAP ->
 					/* rb_reserve() `READ_ONCE(cb->stamp_pos)` */
-			fl = floor;	/* rb_reserve() `local64_read(&sb->floor)` */
-			atomic {	/* rb_reserve() `local64_try_cmpxchg(&sb->floor)` */
+			fl = floor;	/* rb_reserve() `local64_read(&cb->floor)` */
+			atomic {	/* rb_reserve() `local64_try_cmpxchg(&cb->floor)` */
 				if
 				:: ts >= fl && floor == fl -> floor = ts; res = R_OK
 				:: else
@@ -2333,7 +2331,7 @@ proctype Control()
 		top = TOP_NONE;		/* rb_cpu_restart() `cb->top =` */
 		stamp = 0;		/* rb_cpu_restart() `cb->stamp =` */
 		stamp_pos = POS_NONE;	/* rb_cpu_restart() `cb->stamp_pos =` */
-		floor = 0;		/* rb_cpu_restart() `local64_set(&cb->subbufs[i].floor)` */
+		floor = 0;		/* rb_cpu_restart() `local64_set(&cb->floor)` */
 		committed = 0;		/* rb_cpu_restart() `local_set(&cb->committed)` */
 		overrun = 0;		/* rb_cpu_restart() `local_set(&cb->overrun)` */
 		pushing = 0;		/* rb_cpu_restart() `local_set(&cb->pushing)` */
