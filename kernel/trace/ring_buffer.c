@@ -30,7 +30,8 @@
  * read before the claim and raised into the CPU's floor (a cmpxchg: only
  * the start of a sub-buffer under a new clock lowers it), which an
  * interrupting writer does not go below: stamps follow stream order where
- * the clock steps back; a new clock starts a new sub-buffer.
+ * the clock steps back.  A sub-buffer's events all come from the clock
+ * its start used: another clock starts a new sub-buffer.
  *
  * Sub-buffer reuse.  Before the writer moves into slot s for a new seq it
  * (1) checks that the old lap is fully committed (else the event is
@@ -246,12 +247,6 @@ EXPORT_SYMBOL_GPL(ring_buffer_event_data);
 /* ---------------------------------------------------------------------
  * Small helpers for callers
  */
-
-static u64 rb_clock(struct trace_buffer *buffer)
-{
-	/* set_clock() callers reset the buffer; a stale pointer is fine. */
-	return buffer->clock();
-}
 
 /* Largest payload: an empty sub-buffer minus a long header (and a stamp). */
 static void rb_update_max_len(struct trace_buffer *buffer)
@@ -540,16 +535,19 @@ rb_reserve_slow(struct trace_buffer *buffer, struct rb_cpu *cb,
 		struct rb_wctx *wc, unsigned int size, bool force_abs)
 {
 	struct rb_subbuf *sb;
+	bool stay = false;
 	s64 w;
 
 	do {
-		u64 (*cclk)(void) = READ_ONCE(cb->clock), (*clk)(void);
+		typeof(buffer->clock) clk, cclk;
 		unsigned int off, pre = 0;
-		bool abs = false, start, move;
+		bool abs = false, start, move, newclk;
 		u64 ts, raw, delta, sp, st;
-		s64 f;
+		s64 f, f0;
 
 		w = local64_read(&cb->write);
+		sb = rb_slot_of(cb, rb_pseq(cb, w));
+		cclk = READ_ONCE(sb->clock);
 		/*
 		 * Against the stores in rb_claimed(), in reverse order: a
 		 * nested discard between the loads has left stamp_pos NONE.
@@ -560,14 +558,18 @@ rb_reserve_slow(struct trace_buffer *buffer, struct rb_cpu *cb,
 		raw = clk();
 		/*
 		 * Stamps never go back on a CPU: an event holds at the floor,
-		 * which every claim raised first.  A new clock (clk != cclk;
-		 * read first: a start interrupting our loads leaves it stale)
-		 * or a far jump starts a new sub-buffer, at the clock as it is
+		 * which every claim raised first.  Another clock than the
+		 * sub-buffer's starts a new one at the clock as it is; where
+		 * that is refused, the event stays, its stamp held
 		 * (Documentation section 5, step 3).
 		 */
 		f = local64_read(&cb->floor);
+		f0 = f;
 		ts = max_t(u64, raw, f);
 		off = rb_poff(cb, w);
+		newclk = off && clk != cclk && !stay;
+		if (off && clk != cclk && stay)
+			ts = max_t(u64, f, st);
 		delta = ts - st;
 		if (!off) {
 			delta = 0;	/* the first event: 0 to the header */
@@ -575,8 +577,7 @@ rb_reserve_slow(struct trace_buffer *buffer, struct rb_cpu *cb,
 			abs = sp != (u64)w || force_abs;
 			pre = RB_META_LEN;
 		}
-		move = off + pre + size > cb->cap ||
-		       (off && (clk != cclk || ts - st > RB_FAR));
+		move = off + pre + size > cb->cap || newclk;
 		start = !off || move;
 		if (start && clk != cclk)
 			ts = raw;
@@ -587,6 +588,9 @@ rb_reserve_slow(struct trace_buffer *buffer, struct rb_cpu *cb,
 		if (local64_read(&cb->write) != w ||
 		    !local64_try_cmpxchg(&cb->floor, &f, ts))
 			continue;
+		/* Before the claim: an interrupt after it sees the clock. */
+		if (start)
+			WRITE_ONCE(rb_slot_of(cb, rb_pseq(cb, w) + move)->clock, clk);
 		if (!move) {
 			if (!local64_try_cmpxchg(&cb->write, &w, w + pre + size))
 				continue;
@@ -595,6 +599,12 @@ rb_reserve_slow(struct trace_buffer *buffer, struct rb_cpu *cb,
 			sb = rb_move(buffer, cb, w, size);
 			if (sb == ERR_PTR(-EAGAIN))
 				continue;
+			if (IS_ERR(sb) && newclk) {
+				/* Refused: the floor as it was, the event stays. */
+				local64_try_cmpxchg(&cb->floor, &f, f0);
+				stay = true;
+				continue;
+			}
 			if (IS_ERR(sb))
 				return NULL;
 			w = rb_mkpos(cb, rb_pseq(cb, w) + 1, 0);
@@ -602,8 +612,6 @@ rb_reserve_slow(struct trace_buffer *buffer, struct rb_cpu *cb,
 			pre = 0;
 			delta = 0;
 		}
-		if (start)
-			WRITE_ONCE(cb->clock, clk);
 		rb_claimed(cb, wc, sb, w, w + pre + size, ts);
 		return rb_fill_event(sb, off, pre, abs, size, ts, delta);
 	} while (true);
@@ -620,16 +628,18 @@ rb_reserve(struct trace_buffer *buffer, struct rb_cpu *cb, struct rb_wctx *wc,
 	unsigned int size = rb_data_size(len);
 	struct ring_buffer_event *ev;
 	struct rb_subbuf *sb;
-	unsigned int off;
+	typeof(buffer->clock) clk;
 	u64 ts, delta;
+	unsigned int off;
 	s64 w, floor;
 
 	/* Nested writers and absolute mode store absolute stamps. */
 	if (unlikely(prev != RB_TOP_NONE || READ_ONCE(buffer->abs_ts)))
 		return rb_reserve_slow(buffer, cb, wc, size, true);
 	w = local64_read(&cb->write);
+	clk = READ_ONCE(buffer->clock);
 	/* After write, before the claim: stamps follow stream order. */
-	ts = rb_clock(buffer);
+	ts = clk();
 	/* stamp before stamp_pos, as in rb_reserve_slow(). */
 	delta = ts - READ_ONCE(cb->stamp);
 	off = rb_poff(cb, w);
@@ -644,7 +654,7 @@ rb_reserve(struct trace_buffer *buffer, struct rb_cpu *cb, struct rb_wctx *wc,
 	 * may exceed the sub-buffer while max_len lags an order change.
 	 */
 	if (unlikely(READ_ONCE(cb->stamp_pos) != (u64)w ||
-		     delta > RB_DELTA_MAX ||
+		     delta > RB_DELTA_MAX || READ_ONCE(sb->clock) != clk ||
 		     (u64)(u32)(off - 1) + size >= cb->cap))
 		return rb_reserve_slow(buffer, cb, wc, size, false);
 	/* Raised before the claim, never lowered (Documentation section 5). */
@@ -3528,7 +3538,7 @@ u64 ring_buffer_time_stamp(struct trace_buffer *buffer)
 	u64 t;
 
 	preempt_disable_notrace();
-	t = rb_clock(buffer);
+	t = buffer->clock();
 	preempt_enable_notrace();
 	return t;
 }

@@ -49,8 +49,6 @@
 #define RB_DELTA_MAX		((1ULL << RB_DELTA_BITS) - 1)
 /* An absolute stamp keeps 59 bits; readers take the rest from the past. */
 #define RB_ABS_MASK		((1ULL << 59) - 1)
-/* A jump from the last stamp that starts a new sub-buffer: 2^57 ns. */
-#define RB_FAR			(1ULL << 57)
 /* Sub-buffers may not exceed 1 MiB: readers mask commit with 0xfffff. */
 #define RB_SUBBUF_MAX		BIT(20)
 /* Bytes of data in a commit word (the rest are the lost-events flags). */
@@ -120,6 +118,7 @@ struct rb_subbuf {
 	unsigned int		id;		/* page's place in a user mapping */
 	unsigned int		next_id;
 	u64			gap;		/* see rb_range_salvage() */
+	u64			(*clock)(void);	/* its start's, see rb_reserve_slow() */
 };
 
 #define RB_TAKEN		1UL
@@ -154,7 +153,6 @@ struct rb_cpu {
 	u64			stamp;
 	u64			stamp_pos;
 	local64_t		floor;		/* see rb_reserve_slow() */
-	u64			(*clock)(void);	/* of the last start */
 	struct rb_subbuf	*tail;
 	struct rb_subbuf	*ptail;		/* see rb_set_page_commit() */
 	local_t			committed;

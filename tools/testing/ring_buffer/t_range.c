@@ -4599,5 +4599,6 @@ const struct rb_case rb_open_cases[] = {
 	{ "range_model_reboots", test_x_model_reboots },
 	{ "range_kaslr_tie_bad_record", clock_kaslr_tie_bad_record },
 	{ "range_late_cpu_after_reset", clock_late_cpu_after_reset },
+	{ "unit_clock_delta_past_2_59", clock_delta_past_2_59 },
 };
 const int rb_nr_open_cases = sizeof(rb_open_cases) / sizeof(rb_open_cases[0]);

@@ -3814,7 +3814,6 @@ const struct rb_case rb_unit_cases[] = {
 	{ "unit_small_contracts", test_small_contracts },
 	{ "unit_clock_back_nested", clock_back_nested },
 	{ "unit_clock_change_offline_cpu", clock_change_offline_cpu },
-	{ "unit_clock_delta_past_2_59", clock_delta_past_2_59 },
 	{ "unit_clock_step_back_held", clock_step_back_held },
 	{ "unit_clock_failed_move", clock_failed_move },
 	{ "unit_clock_back_mover", clock_back_mover },
@@ -3827,5 +3826,11 @@ const struct rb_case rb_unit_cases[] = {
 	{ "unit_clock_change_irq_in_move_discard", clock_change_irq_in_move_discard },
 	{ "unit_clock_change_offline_lapped", clock_change_offline_lapped },
 	{ "unit_clock_swap_other_clock", clock_swap_other_clock },
+	{ "unit_clock_switch_fastpath_back", clock_switch_fastpath_back },
+	{ "unit_clock_switch_swap_fastpath_back", clock_switch_swap_fastpath_back },
+	{ "unit_clock_switch_producer_full", clock_switch_producer_full },
+	{ "unit_clock_far_jump_producer_full", clock_far_jump_producer_full },
+	{ "unit_clock_switch_irq_in_move", clock_switch_irq_in_move },
+	{ "unit_clock_far_jump_irq_in_move", clock_far_jump_irq_in_move },
 };
 const int rb_nr_unit_cases = ARRAY_SIZE(rb_unit_cases);

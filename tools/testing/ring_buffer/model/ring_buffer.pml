@@ -108,9 +108,12 @@
  *    per-CPU nesting record (slot->nest), the model's nest_start() and
  *    nest_end() locals.
  *  rb_claimed() `wc->end =`: the writer's own context, not shared.
- *  rb_reserve_slow() `READ_ONCE(cb->clock)`, `READ_ONCE(buffer->clock)`,
- *    `WRITE_ONCE(cb->clock)`: the clock a CPU's last start used; the
- *    model has one clock that never changes.
+ *  rb_reserve_slow() `READ_ONCE(sb->clock)`, `READ_ONCE(buffer->clock)`,
+ *    `WRITE_ONCE(rb_slot_of(cb,rb_pseq(cb,w)+move)->clock)`; rb_reserve()
+ *    `READ_ONCE(buffer->clock)`, `READ_ONCE(sb->clock)`: the clock each
+ *    sub-buffer's start used; the model has one clock that never changes.
+ *  rb_reserve_slow() `local64_try_cmpxchg(&cb->floor)#2`: a start under
+ *    a new clock that was refused puts the floor back; no new clock.
  *  rb_mark() `READ_ONCE(sb->next_id)`, `WRITE_ONCE(sb->id)`; rb_take()
  *    `READ_ONCE(sb->id)`, `WRITE_ONCE(sb->next_id)`: page ids of a user
  *    mapping are not modelled.
