@@ -628,7 +628,6 @@ rb_reserve(struct trace_buffer *buffer, struct rb_cpu *cb, struct rb_wctx *wc,
 	unsigned int size = rb_data_size(len);
 	struct ring_buffer_event *ev;
 	struct rb_subbuf *sb;
-	typeof(buffer->clock) clk;
 	u64 ts, delta;
 	unsigned int off;
 	s64 w, floor;
@@ -637,9 +636,8 @@ rb_reserve(struct trace_buffer *buffer, struct rb_cpu *cb, struct rb_wctx *wc,
 	if (unlikely(prev != RB_TOP_NONE || READ_ONCE(buffer->abs_ts)))
 		return rb_reserve_slow(buffer, cb, wc, size, true);
 	w = local64_read(&cb->write);
-	clk = READ_ONCE(buffer->clock);
 	/* After write, before the claim: stamps follow stream order. */
-	ts = clk();
+	ts = buffer->clock();
 	/* stamp before stamp_pos, as in rb_reserve_slow(). */
 	delta = ts - READ_ONCE(cb->stamp);
 	off = rb_poff(cb, w);
@@ -651,10 +649,12 @@ rb_reserve(struct trace_buffer *buffer, struct rb_cpu *cb, struct rb_wctx *wc,
 	sb = READ_ONCE(cb->tail);
 	/*
 	 * Fits behind off, off != 0 (off - 1 wraps for 0); 64-bit, as size
-	 * may exceed the sub-buffer while max_len lags an order change.
+	 * may exceed the sub-buffer while max_len lags an order change.  The
+	 * clock is sb's (a start under another since our call moved write).
 	 */
 	if (unlikely(READ_ONCE(cb->stamp_pos) != (u64)w ||
-		     delta > RB_DELTA_MAX || READ_ONCE(sb->clock) != clk ||
+		     delta > RB_DELTA_MAX ||
+		     READ_ONCE(sb->clock) != READ_ONCE(buffer->clock) ||
 		     (u64)(u32)(off - 1) + size >= cb->cap))
 		return rb_reserve_slow(buffer, cb, wc, size, false);
 	/* Raised before the claim, never lowered (Documentation section 5). */
