@@ -27,11 +27,10 @@
  * (stamp, stamp_pos), the last claim's stamp and end, ends where the claim
  * starts.  Nested writers, writers after a discard and absolute mode store
  * a TIME_STAMP; a delta over 27 bits gets a TIME_EXTEND.  The clock is
- * read before the claim and raised into the CPU's floor (a cmpxchg: only
- * the start of a sub-buffer under a new clock lowers it), which an
- * interrupting writer does not go below: stamps follow stream order where
- * the clock steps back.  A sub-buffer's events all come from the clock
- * its start used: another clock starts a new sub-buffer.
+ * read before the claim and raised into the CPU's floor with a cmpxchg,
+ * which no writer goes below: stamps follow stream order where the clock
+ * steps back.  A reset, a CPU coming up and a swap zero the floor (the
+ * clock may have changed).
  *
  * Sub-buffer reuse.  Before the writer moves into slot s for a new seq it
  * (1) checks that the old lap is fully committed (else the event is
@@ -535,63 +534,39 @@ rb_reserve_slow(struct trace_buffer *buffer, struct rb_cpu *cb,
 		struct rb_wctx *wc, unsigned int size, bool force_abs)
 {
 	struct rb_subbuf *sb;
-	bool stay = false;
 	s64 w;
 
 	do {
-		typeof(buffer->clock) clk, cclk;
 		unsigned int off, pre = 0;
-		bool abs = false, start, move, newclk;
-		u64 ts, raw, delta, sp, st;
-		s64 f, f0;
+		u64 ts, delta, sp, st;
+		bool abs = false;
+		s64 f;
 
 		w = local64_read(&cb->write);
-		sb = rb_slot_of(cb, rb_pseq(cb, w));
-		cclk = READ_ONCE(sb->clock);
 		/*
 		 * Against the stores in rb_claimed(), in reverse order: a
 		 * nested discard between the loads has left stamp_pos NONE.
 		 */
 		st = READ_ONCE(cb->stamp);
 		sp = READ_ONCE(cb->stamp_pos);
-		clk = READ_ONCE(buffer->clock);
-		raw = clk();
 		/*
 		 * Stamps never go back on a CPU: an event holds at the floor,
-		 * which every claim raised first.  Another clock than the
-		 * sub-buffer's starts a new one at the clock as it is; where
-		 * that is refused, the event stays, its stamp held
-		 * (Documentation section 5, step 3).
+		 * which every claim raises first (Documentation section 5,
+		 * step 3).  Below st only where the floor was zeroed.
 		 */
 		f = local64_read(&cb->floor);
-		f0 = f;
-		ts = max_t(u64, raw, f);
+		ts = max_t(u64, buffer->clock(), f);
 		off = rb_poff(cb, w);
-		newclk = off && clk != cclk && !stay;
-		if (off && clk != cclk && stay)
-			ts = max_t(u64, f, st);
 		delta = ts - st;
 		if (!off) {
 			delta = 0;	/* the first event: 0 to the header */
 		} else if (sp != (u64)w || force_abs || delta > RB_DELTA_MAX) {
-			abs = sp != (u64)w || force_abs;
+			abs = sp != (u64)w || force_abs || ts < st;
 			pre = RB_META_LEN;
 		}
-		move = off + pre + size > cb->cap || newclk;
-		start = !off || move;
-		if (start && clk != cclk)
-			ts = raw;
-		/*
-		 * The floor only goes up, but at a start under a new clock:
-		 * nothing claimed since w, nor since f.
-		 */
-		if (local64_read(&cb->write) != w ||
-		    !local64_try_cmpxchg(&cb->floor, &f, ts))
+		if (!local64_try_cmpxchg(&cb->floor, &f, ts))
 			continue;
-		/* Before the claim: an interrupt after it sees the clock. */
-		if (start)
-			WRITE_ONCE(rb_slot_of(cb, rb_pseq(cb, w) + move)->clock, clk);
-		if (!move) {
+		if (off + pre + size <= cb->cap) {
 			if (!local64_try_cmpxchg(&cb->write, &w, w + pre + size))
 				continue;
 			sb = rb_tail_of(cb, rb_pseq(cb, w));
@@ -599,12 +574,6 @@ rb_reserve_slow(struct trace_buffer *buffer, struct rb_cpu *cb,
 			sb = rb_move(buffer, cb, w, size);
 			if (sb == ERR_PTR(-EAGAIN))
 				continue;
-			if (IS_ERR(sb) && newclk) {
-				/* Refused: the floor as it was, the event stays. */
-				local64_try_cmpxchg(&cb->floor, &f, f0);
-				stay = true;
-				continue;
-			}
 			if (IS_ERR(sb))
 				return NULL;
 			w = rb_mkpos(cb, rb_pseq(cb, w) + 1, 0);
@@ -649,12 +618,10 @@ rb_reserve(struct trace_buffer *buffer, struct rb_cpu *cb, struct rb_wctx *wc,
 	sb = READ_ONCE(cb->tail);
 	/*
 	 * Fits behind off, off != 0 (off - 1 wraps for 0); 64-bit, as size
-	 * may exceed the sub-buffer while max_len lags an order change.  The
-	 * clock is sb's (a start under another since our call moved write).
+	 * may exceed the sub-buffer while max_len lags an order change.
 	 */
 	if (unlikely(READ_ONCE(cb->stamp_pos) != (u64)w ||
 		     delta > RB_DELTA_MAX ||
-		     READ_ONCE(sb->clock) != READ_ONCE(buffer->clock) ||
 		     (u64)(u32)(off - 1) + size >= cb->cap))
 		return rb_reserve_slow(buffer, cb, wc, size, false);
 	/* Raised before the claim, never lowered (Documentation section 5). */
@@ -2433,8 +2400,11 @@ static int rb_cpu_add(struct trace_buffer *buffer, int cpu)
 	struct rb_slot *slot = per_cpu_ptr(buffer->slots, cpu);
 	struct rb_cpu *cb;
 
-	if (cpumask_test_cpu(cpu, buffer->cpumask))
+	/* No writer yet: the clock may have changed while it was down. */
+	if (cpumask_test_cpu(cpu, buffer->cpumask)) {
+		local64_set(&slot->cb->floor, 0);
 		return 0;
+	}
 	cb = rb_cpu_alloc(buffer, cpu, rb_nr_peers(buffer));
 	if (!cb)
 		return -ENOMEM;
@@ -2924,6 +2894,11 @@ int ring_buffer_swap_cpu(struct trace_buffer *buffer_a,
 		smp_store_release(&per_cpu_ptr(buffer_a->slots, cpu)->cb, cb);
 		/* The same for buffer_b's slot: a ring is seen initialised. */
 		smp_store_release(&per_cpu_ptr(buffer_b->slots, cpu)->cb, ca);
+		/* Another clock: no stamp before holds (racy: section 5). */
+		if (buffer_a->clock != buffer_b->clock) {
+			local64_set(&ca->floor, 0);
+			local64_set(&cb->floor, 0);
+		}
 		ret = 0;
 	}
 	preempt_enable();

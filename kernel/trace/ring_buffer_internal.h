@@ -118,7 +118,6 @@ struct rb_subbuf {
 	unsigned int		id;		/* page's place in a user mapping */
 	unsigned int		next_id;
 	u64			gap;		/* see rb_range_salvage() */
-	u64			(*clock)(void);	/* its start's, see rb_reserve_slow() */
 };
 
 #define RB_TAKEN		1UL

@@ -283,8 +283,10 @@ int clock_change_offline_cpu(void)
  * 300 events of 100 bytes (seven sub-buffers): every stamp holds at the
  * last one before the step, over the sub-buffer ends too (a reader sees
  * a CPU's stamps never go back, which a persistent buffer's next boot
- * checks).  A reset forgets the held stamp.  Then a new clock: the next
- * sub-buffer starts at it.
+ * checks).  A reset forgets the held stamp.  Then a new clock: without a
+ * reset the stamps hold at the old clock's last one until the new clock
+ * passes it (stock's next page starts at the new clock); after the reset
+ * trace.c does, they are the new clock's.
  */
 int clock_step_back_held(void)
 {
@@ -334,6 +336,10 @@ int clock_step_back_held(void)
 		n++;
 	}
 	T_EQ(n, 60);
+	T_EQ(ts, held);
+	ring_buffer_reset_cpu(b, 0);
+	T_EQ(s_write(b, 100, 0), 0);
+	T_ASSERT(ring_buffer_consume(b, 0, &ts, NULL));
 	T_EQ(ts, s_new_now);
 	ring_buffer_free(b);
 	return 0;

@@ -4,8 +4,8 @@
  * unit_clock_switch_fastpath_back, unit_clock_switch_swap_fastpath_back,
  * unit_clock_switch_producer_full, unit_clock_far_jump_producer_full,
  * unit_clock_switch_irq_in_move and unit_clock_far_jump_irq_in_move.
- * Each failed (and stock 6.12 passed it) while a CPU, not a sub-buffer,
- * remembered the clock of its last start and a far jump forced a start.
+ * Each failed (stock 6.12 passes each) while a new clock or a far jump
+ * started a new sub-buffer at once.
  */
 #include <sys/wait.h>
 #include "rb_test.h"

@@ -108,12 +108,6 @@
  *    per-CPU nesting record (slot->nest), the model's nest_start() and
  *    nest_end() locals.
  *  rb_claimed() `wc->end =`: the writer's own context, not shared.
- *  rb_reserve_slow() `READ_ONCE(sb->clock)`, `READ_ONCE(buffer->clock)`,
- *    `WRITE_ONCE(rb_slot_of(cb,rb_pseq(cb,w)+move)->clock)`; rb_reserve()
- *    `READ_ONCE(buffer->clock)`, `READ_ONCE(sb->clock)`: the clock each
- *    sub-buffer's start used; the model has one clock that never changes.
- *  rb_reserve_slow() `local64_try_cmpxchg(&cb->floor)#2`: a start under
- *    a new clock that was refused puts the floor back; no new clock.
  *  rb_mark() `READ_ONCE(sb->next_id)`, `WRITE_ONCE(sb->id)`; rb_take()
  *    `READ_ONCE(sb->id)`, `WRITE_ONCE(sb->next_id)`: page ids of a user
  *    mapping are not modelled.
@@ -951,7 +945,7 @@ inline rb_reserve_slow(force)
 #endif
 		st = stamp;		/* rb_reserve_slow() `READ_ONCE(cb->stamp)` */
 		sp = stamp_pos;		/* rb_reserve_slow() `READ_ONCE(cb->stamp_pos)` */
-		atomic { clk++; ts = clk };	/* rb_reserve_slow() rb_clock() */
+		atomic { clk++; ts = clk };	/* rb_reserve_slow() buffer->clock() */
 		fl = floor;		/* rb_reserve_slow() `local64_read(&cb->floor)` */
 		d_step {		/* rb_reserve_slow() max() */
 			if
@@ -959,16 +953,12 @@ inline rb_reserve_slow(force)
 			:: else
 			fi
 		};
-		if			/* rb_reserve_slow() `local64_read(&cb->write)#2` */
-		:: wpos != w -> res = R_AGAIN
-		:: else ->
-			atomic {	/* rb_reserve_slow() `local64_try_cmpxchg(&cb->floor)` */
-				if
-				:: floor == fl -> floor = ts; res = R_OK
-				:: else -> res = R_AGAIN
-				fi
-			}
-		fi;
+		atomic {		/* rb_reserve_slow() `local64_try_cmpxchg(&cb->floor)` */
+			if
+			:: floor == fl -> floor = ts; res = R_OK
+			:: else -> res = R_AGAIN
+			fi
+		};
 		if
 		:: res == R_AGAIN
 		:: else ->
@@ -1023,7 +1013,7 @@ inline rb_reserve()
 	if
 	:: prev == TOP_NONE ->		/* rb_reserve() `READ_ONCE(buffer->abs_ts)` not nested */
 		w = wpos;		/* rb_reserve() `local64_read(&cb->write)` */
-		atomic { clk++; ts = clk };	/* rb_reserve() rb_clock() */
+		atomic { clk++; ts = clk };	/* rb_reserve() buffer->clock() */
 		dl = ts - stamp;	/* rb_reserve() `READ_ONCE(cb->stamp)` */
 		off = POFF(w);
 		sb = tail;		/* rb_reserve() `READ_ONCE(cb->tail)` READ_ONCE(cb->tail) */
