@@ -68,8 +68,9 @@ static int t_consume_check(struct trace_buffer *b, int cpu, unsigned int len,
 	e = ring_buffer_consume(b, cpu, &ts, &lost);
 	if (!e)
 		T_FAIL("no event (want seed %u)", seed);
+	/* the payload padded, nothing more (length 0 is 1) */
 	if (ring_buffer_event_length(e) < len ||
-	    ring_buffer_event_length(e) >= len + T_PAYLOAD_ALIGN + 4)
+	    ring_buffer_event_length(e) >= (len ? len : 1) + T_PAYLOAD_ALIGN)
 		T_FAIL("length %u for a %u byte write", ring_buffer_event_length(e), len);
 	if (!t_check(ring_buffer_event_data(e), len, seed))
 		T_FAIL("payload of seed %u corrupted", seed);
@@ -2990,7 +2991,7 @@ static int test_payload_alignment(void)
 		T_EQ((unsigned long)ring_buffer_event_data(e) % T_PAYLOAD_ALIGN, 0);
 		/* the event header goes with the payload (length 0 is 1) */
 		T_ASSERT(ring_buffer_event_length(e) >= (len ? len : 1));
-		T_ASSERT(ring_buffer_event_length(e) < len + T_PAYLOAD_ALIGN + 4);
+		T_ASSERT(ring_buffer_event_length(e) < (len ? len : 1) + T_PAYLOAD_ALIGN);
 		t_fill(ring_buffer_event_data(e), len, len);
 		if (len % 7 == 3) {
 			ring_buffer_discard_commit(b, e);
@@ -3832,5 +3833,8 @@ const struct rb_case rb_unit_cases[] = {
 	{ "unit_clock_far_jump_producer_full", clock_far_jump_producer_full },
 	{ "unit_clock_switch_irq_in_move", clock_switch_irq_in_move },
 	{ "unit_clock_far_jump_irq_in_move", clock_far_jump_irq_in_move },
+	{ "unit_clock_switch_producer_counts", clock_switch_producer_counts },
+	{ "unit_clock_switch_irq_in_write", clock_switch_irq_in_write },
+	{ "unit_clock_switch_irq_in_move_ahead", clock_switch_irq_in_move_ahead },
 };
 const int rb_nr_unit_cases = ARRAY_SIZE(rb_unit_cases);

@@ -61,7 +61,7 @@ SWEEPS = ('range_crash_sweep', 'unit_irq_at_each_instruction', 'map_ipi_in_write
           'map_irq_in_get_reader', 'attack_nmi_dump_in_', 'attack_control_chaos',
           'range_clock_back_', 'range_clock_failed_move', 'range_discard_zero_',
           'unit_clock_back_', 'unit_clock_failed_move', 'unit_clock_change_irq_in_move',
-          'unit_clock_switch_irq_in_move', 'unit_clock_far_jump_irq_in_move')
+          'unit_clock_switch_irq_in_', 'unit_clock_far_jump_irq_in_move')
 JOBS = os.environ.get('MUT_JOBS', '2')
 TIMEOUT = {'fast': 900, 'sweeps': 1800, 'stress': 180, 'litmus': 300}
 # range_oracle_boots' budget in the fast phase (make test gives it 40 s)
