@@ -93,9 +93,10 @@ int clock_switch_fastpath_back(void)
 /*
  * A producer-mode buffer whose ring is full but for a few events' room in
  * the writer's sub-buffer: fill a first buffer until refused (N events),
- * then write N - 5 into a second one.
+ * then write N - 5 into a second one.  @t_last (if not NULL): the clock
+ * of the last event written.
  */
-static struct trace_buffer *csw_full_but_room(void)
+static struct trace_buffer *csw_full_but_room(u64 *t_last)
 {
 	struct trace_buffer *b;
 	int i, n;
@@ -116,6 +117,8 @@ static struct trace_buffer *csw_full_but_room(void)
 	ring_buffer_set_clock(b, t_clock);
 	for (i = 0; i < n - 5; i++) {
 		t_clock_set(1000000000 + i * 10);
+		if (t_last)
+			*t_last = 1000000000 + i * 10;
 		if (csw_write(b, 100, i)) {
 			ring_buffer_free(b);
 			return NULL;
@@ -138,7 +141,7 @@ int clock_switch_producer_full(void)
 	int i;
 
 	sim_bind(0);
-	b = csw_full_but_room();
+	b = csw_full_but_room(NULL);
 	T_ASSERT(b);
 	before = ring_buffer_entries_cpu(b, 0);
 	csw_b_now = 5000;
@@ -169,7 +172,7 @@ int clock_far_jump_producer_full(void)
 	int i;
 
 	sim_bind(0);
-	b = csw_full_but_room();
+	b = csw_full_but_room(NULL);
 	T_ASSERT(b);
 	for (i = 0; i < 4; i++) {
 		t_clock_set((1ULL << 58) + 12345 + i);
@@ -325,37 +328,6 @@ static int csx_mono(struct trace_buffer *b, int *nr, int verbose)
 	return bad;
 }
 
-/* Producer mode, full but for ~5 events of 100 bytes in the writer's sub-buffer. */
-static struct trace_buffer *csx_full_but_room(u64 *t_last)
-{
-	struct trace_buffer *b;
-	int i, n;
-
-	b = ring_buffer_alloc(2 * PAGE_SIZE, 0);
-	if (!b)
-		return NULL;
-	ring_buffer_set_clock(b, t_clock);
-	for (n = 0; n < 100000; n++) {
-		t_clock_set(1000000000 + n * 10);
-		if (csw_write(b, 100, n))
-			break;
-	}
-	ring_buffer_free(b);
-	b = ring_buffer_alloc(2 * PAGE_SIZE, 0);
-	if (!b)
-		return NULL;
-	ring_buffer_set_clock(b, t_clock);
-	for (i = 0; i < n - 5; i++) {
-		*t_last = 1000000000 + i * 10;
-		t_clock_set(*t_last);
-		if (csw_write(b, 100, i)) {
-			ring_buffer_free(b);
-			return NULL;
-		}
-	}
-	return b;
-}
-
 /*
  * Producer mode, ring full but for room in the writer's sub-buffer; the
  * clock changes: the events that fit are written, and counted so: 4
@@ -370,7 +342,7 @@ int clock_switch_producer_counts(void)
 	int i;
 
 	sim_bind(0);
-	b = csx_full_but_room(&tl);
+	b = csw_full_but_room(&tl);
 	T_ASSERT(b);
 	before = ring_buffer_entries_cpu(b, 0);
 	csw_b_now = 5000;
@@ -435,7 +407,7 @@ int clock_switch_irq_in_write(void)
 	u64 tl;
 
 	sim_bind(0);
-	csx_b = csx_full_but_room(&tl);
+	csx_b = csw_full_but_room(&tl);
 	T_ASSERT(csx_b);
 	/* drain nothing: keep the ring full */
 	csw_b_now = 5000;
