@@ -1157,14 +1157,11 @@ int clock_reset_step_back(void)
 /*
  * A CPU offline at the clock change's reset comes back (its ring still
  * mid-sub-buffer under the old clock).  Its task writer A fills the
- * sub-buffer and moves to the next one: rb_reserve_slow() picks the new
- * clock's raw reading (gen != cb->clock_gen) and claims in rb_move(), and
- * only then stores cb->clock_gen.  An irq between the claim and that
- * store writes B: it sees gen != cb->clock_gen mid-sub-buffer, "waits for
- * a new one", and takes max3(raw, stamp, floor) = the old clock's last
- * stamp; it stores that in the new sub-buffer's floor.  From then on
- * every event, in every later sub-buffer, carries the old clock's stamp:
- * frozen for good (the new clock never catches up with the old one).
+ * sub-buffer and moves to the next one; an irq at each instruction of A
+ * writes B.  The stamps must follow the new clock, never staying at the
+ * old clock's last one.  (403 points froze them for good when a count of
+ * clock changes, stored after A's claim, told an irq inside the claim
+ * to take the old clock's stamp into the new sub-buffer's floor.)
  */
 static struct trace_buffer *cs_mv_b;
 

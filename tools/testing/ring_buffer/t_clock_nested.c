@@ -3,9 +3,9 @@
  * Time stamps under two levels of nesting, the clock stepping back:
  * unit_clock_back_irq_nmi and unit_clock_back_irq_nmi_move.
  *
- * A task writer W has read the clock (2000) and is about to store it into
- * its sub-buffer's floor (fast path after its checks, or slow path after
- * its loads).  An irq lands there and writes A at 2000; an NMI lands
+ * A task writer W has read the clock (2000) and is about to raise the
+ * CPU's floor to it (fast path after its checks, or slow path after its
+ * loads).  An irq lands there and writes A at 2000; an NMI lands
  * inside A's claim window (after A's cmpxchg, before A's stamp store) and
  * writes B at 3000, then the clock is back at 2000.  After the irq,
  * cb->stamp is A's 2000, stamp_pos is not write, and only the floor
@@ -14,8 +14,8 @@
  * and stamp its event C 2000, behind B's 3000 in the same sub-buffer
  * (864 of 15,864 NMI points did, when the floor was stored plainly).
  * In the _move case no event fits before W, so W and A both start the
- * next sub-buffer (A wins) and B lands in A's claim there: W's store is
- * the first of that sub-buffer's floor, which may go down.
+ * next sub-buffer (A wins) and B lands in A's claim there (7,464 of
+ * 41,640 points went back while a start could lower the floor).
  *
  * The sweep is two-level: the outer one (sim_step_sweep()) forks an irq at
  * each instruction of W; the irq single-steps its own write A with a
